@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Kbuild for an out-of-tree build (make KDIR=/lib/modules/<release>/build),
+# and the project's own targets (check, unit, fuzz, clean) around it.
+#
+
+ifneq ($(KERNELRELEASE),)
+
+# Out of tree no .config names our symbols: build every module.
+CONFIG_DBBATCH ?= m
+CONFIG_TEST_DBBATCH ?= m
+
+# <net/dbbatch.h> is ours; in a kernel tree it sits in include/net/.
+subdir-ccflags-y += -I$(abspath $(KBUILD_EXTMOD))/include
+ccflags-y += -I$(abspath $(KBUILD_EXTMOD))/include
+
+# Feature tests rather than version checks: Debian backports move APIs.
+dbb_have = $(if $(shell grep -s -l '$(1)' $(srctree)/include/$(2)),-D$(3))
+ccflags-y += $(call dbb_have,netdev_xmit_set_more,linux/netdevice.h,DBB_HAVE_XMIT_SET_MORE)
+
+obj-$(CONFIG_DBBATCH) += dbbatch.o
+dbbatch-y := net/core/dbbatch.o
+
+obj-$(CONFIG_TEST_DBBATCH) += test_dbbatch.o
+test_dbbatch-y := lib/test_dbbatch.o
+
+else
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+SRC := $(CURDIR)
+
+.PHONY: all modules check unit fuzz lint clean
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(SRC) modules
+
+unit:
+	$(MAKE) -C tests/unit run
+
+fuzz:
+	$(MAKE) -C tests/unit fuzz
+
+check:
+	tools/check.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(SRC) clean 2>/dev/null || true
+	$(MAKE) -C tests/unit clean
+	rm -rf build
+
+endif

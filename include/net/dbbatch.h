@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dbbatch: NAPI-batched transmit doorbells.
+ *
+ * A receive NAPI poll opens a batch on its CPU for the whole of its pass.
+ * Packets the pass forwards reach transmit queues that, while the batch is
+ * open and their ring is at most 1/8 full, hold their tail write (the
+ * doorbell) and report it to BQL as xmit_more.  When the pass ends each
+ * held queue's flush hook runs once, under the queue's xmit lock, and
+ * rings only if something was queued since its last tail write.
+ *
+ * See Documentation/networking/dbbatch.rst.
+ */
+#ifndef _NET_DBBATCH_H
+#define _NET_DBBATCH_H
+
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <net/dbbatch_policy.h>
+
+struct dbbatch;
+
+/**
+ * struct dbbatch_queue - a transmit queue's part in dbbatch
+ * @txq: the queue; its xmit lock serialises @holder and the flush
+ * @flush: write the tail if descriptors were queued since the last write;
+ *	return true if it wrote.  Called under @txq's xmit lock, BH disabled.
+ * @holder: the batch holding this queue's doorbell, NULL when none does
+ *
+ * Embedded in the driver's transmit ring and set up with dbbatch_queue_init().
+ */
+struct dbbatch_queue {
+	struct netdev_queue *txq;
+	bool (*flush)(struct dbbatch_queue *q);
+	struct dbbatch *holder;
+};
+
+/**
+ * struct dbbatch - one receive pass; lives on the poller's stack
+ * @outer: the batch this one is nested in, on the same CPU
+ * @owner: the task that opened it; NULL if it was refused (wrong context)
+ * @nheld: how many entries of @held are in use
+ * @held: the queues whose doorbell this batch holds
+ */
+struct dbbatch {
+	struct dbbatch *outer;
+	const struct task_struct *owner;
+	unsigned int nheld;
+	struct dbbatch_queue *held[DBB_MAX_HELD];
+};
+
+/* Per-CPU event counters; see Documentation/networking/dbbatch.rst. */
+struct dbbatch_stats {
+	unsigned long batches;
+	unsigned long queues_held;
+	unsigned long deferred;
+	unsigned long flushes;
+	unsigned long flush_rings;
+	unsigned long stopped_rings;
+	unsigned long busy_rings;
+	unsigned long overflow_rings;
+	unsigned long refused_opens;
+	unsigned long left_open;
+};
+
+struct dbbatch_pcpu {
+	struct dbbatch *top;	/* innermost open batch on this CPU */
+	struct dbbatch_stats stats;
+};
+
+DECLARE_PER_CPU(struct dbbatch_pcpu, dbbatch_pcpu);
+
+void dbbatch_queue_init(struct dbbatch_queue *q, struct netdev_queue *txq,
+			bool (*flush)(struct dbbatch_queue *q));
+void dbbatch_queue_quiesce(struct dbbatch_queue *q);
+
+void dbbatch_open(struct dbbatch *b);
+void dbbatch_close(struct dbbatch *b);
+enum dbb_verdict dbbatch_tx_decide(struct dbbatch_queue *q,
+				   unsigned int used, unsigned int size);
+void dbbatch_napi_deliver(struct napi_struct *napi);
+void dbbatch_stats_sum(struct dbbatch_stats *sum);
+
+/* Cheap test for the transmit path: may any batch be open on this CPU? */
+static inline bool dbbatch_maybe_open(void)
+{
+	return this_cpu_read(dbbatch_pcpu.top);
+}
+
+/**
+ * dbbatch_tx_sent_queue - account a queued packet and decide the doorbell
+ * @q: the queue the packet went to
+ * @bytes: its length, for BQL
+ * @used: descriptors in use on the ring, this packet's included
+ * @size: descriptors in the ring
+ *
+ * Replaces the driver's netdev_tx_sent_queue()/__netdev_tx_sent_queue()
+ * call.  Call under the queue's xmit lock, after the descriptors are
+ * written and after the driver's own may-stop check.
+ *
+ * Return: true if the driver must write its tail now.  A stopped queue
+ * always rings at once, held or not; its later flush then finds nothing.
+ */
+static inline bool dbbatch_tx_sent_queue(struct dbbatch_queue *q,
+					 unsigned int bytes,
+					 unsigned int used, unsigned int size)
+{
+	bool more = netdev_xmit_more();
+	bool held = false;
+
+	if (!more && dbbatch_maybe_open())
+		held = dbbatch_tx_decide(q, used, size) == DBB_HOLD;
+	if (!__netdev_tx_sent_queue(q->txq, bytes, more || held))
+		return false;
+	if (held)
+		this_cpu_inc(dbbatch_pcpu.stats.stopped_rings);
+	return true;
+}
+
+/**
+ * dbbatch_napi_poll - run a NAPI poll function inside a batch
+ * @napi: the NAPI instance
+ * @budget: its budget
+ * @poll: the driver's receive poll
+ *
+ * Use as the body of the poll function registered with netif_napi_add().
+ * When @poll used its whole budget the core would hand the remaining GRO
+ * and rx_list packets to the stack after the poll returns, outside the
+ * batch; they are handed over here, inside it, instead.  A zero budget
+ * (netpoll) receives nothing, so it runs without a batch.
+ */
+static __always_inline int dbbatch_napi_poll(struct napi_struct *napi,
+					     int budget,
+					     int (*poll)(struct napi_struct *,
+							 int))
+{
+	struct dbbatch b;
+	int work;
+
+	if (!budget)
+		return poll(napi, budget);
+	dbbatch_open(&b);
+	work = poll(napi, budget);
+	if (work >= budget)
+		dbbatch_napi_deliver(napi);
+	dbbatch_close(&b);
+	return work;
+}
+
+#endif /* _NET_DBBATCH_H */

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests for the dbbatch core on fake transmit queues, run at load time
+ * and reported in KTAP (kselftest module style: a failure fails the load).
+ *
+ * A fake queue counts its own tail writes the way a device would, so each
+ * test asserts on what the "device" saw, not on the core's counters; the
+ * core's counters are then checked against those counts.
+ */
+
+#define pr_fmt(fmt) fmt
+
+#include <linux/etherdevice.h>
+#include <linux/irq_work.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <net/dbbatch.h>
+
+#define NQ		(DBB_MAX_HELD + 2)
+#define RING		256
+
+struct fake_q {
+	struct dbbatch_queue dq;
+	unsigned int next;		/* descriptors queued (next_to_use) */
+	unsigned int written;		/* last tail value written */
+	unsigned int tail_writes;	/* ground truth: doorbells rung */
+	unsigned int empty_writes;	/* doorbells that published nothing */
+	unsigned int flushes;
+	unsigned int unlocked_flushes;	/* flushes without the xmit lock */
+};
+
+static struct net_device *fake_dev;
+static struct fake_q fq[NQ];
+static unsigned int checks_failed;
+static unsigned int tests_run, tests_failed;
+
+#define CHECK(cond)							\
+	do {								\
+		if (!(cond)) {						\
+			checks_failed++;				\
+			pr_err("    # %s:%d: CHECK(%s) failed\n",	\
+			       __func__, __LINE__, #cond);		\
+		}							\
+	} while (0)
+
+static void fake_write_tail(struct fake_q *q)
+{
+	if (q->written == q->next)
+		q->empty_writes++;
+	q->written = q->next;
+	q->tail_writes++;
+}
+
+static bool fake_flush(struct dbbatch_queue *dq)
+{
+	struct fake_q *q = container_of(dq, struct fake_q, dq);
+
+	q->flushes++;
+	if (READ_ONCE(dq->txq->xmit_lock_owner) != smp_processor_id())
+		q->unlocked_flushes++;
+	if (!dbb_tail_pending(q->next, q->written))
+		return false;
+	fake_write_tail(q);
+	return true;
+}
+
+/* A stack transmit that is not part of a qdisc bulk (xmit_more clear). */
+static void fake_clear_xmit_more(void)
+{
+#ifdef DBB_HAVE_XMIT_SET_MORE
+	netdev_xmit_set_more(false);
+#else
+	__this_cpu_write(softnet_data.xmit.more, false);
+#endif
+}
+
+/* One packet through a driver's ndo_start_xmit, @used counting it. */
+static void fake_xmit(struct fake_q *q, unsigned int used)
+{
+	struct netdev_queue *txq = q->dq.txq;
+
+	__netif_tx_lock(txq, smp_processor_id());
+	fake_clear_xmit_more();
+	q->next++;
+	/* 0 bytes: BQL's limit must not stop the queue behind our back */
+	if (dbbatch_tx_sent_queue(&q->dq, 0, used, RING))
+		fake_write_tail(q);
+	__netif_tx_unlock(txq);
+}
+
+static void fake_reset(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NQ; i++) {
+		struct netdev_queue *txq = netdev_get_tx_queue(fake_dev, i);
+
+		memset(&fq[i], 0, sizeof(fq[i]));
+		dbbatch_queue_init(&fq[i].dq, txq, fake_flush);
+		netdev_tx_reset_queue(txq);
+		netif_tx_start_queue(txq);
+	}
+}
+
+static struct dbbatch_stats stats_before;
+
+static void stats_delta(struct dbbatch_stats *d)
+{
+	struct dbbatch_stats now;
+	unsigned long *n = (unsigned long *)&now;
+	unsigned long *b = (unsigned long *)&stats_before;
+	unsigned long *o = (unsigned long *)d;
+	unsigned int i;
+
+	dbbatch_stats_sum(&now);
+	for (i = 0; i < sizeof(now) / sizeof(unsigned long); i++)
+		o[i] = n[i] - b[i];
+}
+
+/* Nothing may outlive a test: no open batch, no held queue, all rung. */
+static void check_all_published(void)
+{
+	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		CHECK(!per_cpu(dbbatch_pcpu, cpu).top);
+	for (i = 0; i < NQ; i++) {
+		CHECK(!fq[i].dq.holder);
+		CHECK(fq[i].written == fq[i].next);
+		CHECK(fq[i].empty_writes == 0);
+		CHECK(fq[i].unlocked_flushes == 0);
+	}
+}
+
+static void test_defer_then_flush_once(void)
+{
+	struct dbbatch_stats d;
+	struct dbbatch b;
+	unsigned int i;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	for (i = 1; i <= 5; i++)
+		fake_xmit(&fq[0], i);
+	CHECK(fq[0].tail_writes == 0);
+	CHECK(fq[0].dq.holder == &b);
+	dbbatch_close(&b);
+	local_bh_enable();
+
+	CHECK(fq[0].tail_writes == 1);
+	CHECK(fq[0].flushes == 1);
+	stats_delta(&d);
+	CHECK(d.batches == 1);
+	CHECK(d.deferred == 5);
+	CHECK(d.queues_held == 1);
+	CHECK(d.flushes == 1);
+	CHECK(d.flush_rings == fq[0].tail_writes);
+	CHECK(dbb_rings_saved(d.deferred, d.flush_rings, d.stopped_rings) == 4);
+}
+
+/* Another path published everything: the flush runs but must not ring. */
+static void test_skip_empty(void)
+{
+	struct dbbatch_stats d;
+	struct dbbatch b;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(&fq[0], 1);
+	fake_xmit(&fq[0], RING / 2);	/* busy ring: rings, publishing both */
+	CHECK(fq[0].tail_writes == 1);
+	dbbatch_close(&b);
+	local_bh_enable();
+
+	CHECK(fq[0].flushes == 1);
+	CHECK(fq[0].tail_writes == 1);
+	stats_delta(&d);
+	CHECK(d.busy_rings == 1);
+	CHECK(d.flush_rings == 0);
+}
+
+static void test_stopped_queue_rings_now(void)
+{
+	struct dbbatch_stats d;
+	struct dbbatch b;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(&fq[0], 1);
+	netif_tx_stop_queue(fq[0].dq.txq);
+	fake_xmit(&fq[0], 2);
+	CHECK(fq[0].tail_writes == 1);
+	dbbatch_close(&b);
+	local_bh_enable();
+
+	CHECK(fq[0].tail_writes == 1);
+	stats_delta(&d);
+	CHECK(d.stopped_rings == 1);
+	CHECK(d.flush_rings == 0);
+}
+
+static void test_threshold_one_eighth(void)
+{
+	struct dbbatch b;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(&fq[0], RING / 8);		/* exactly 1/8: hold */
+	CHECK(fq[0].tail_writes == 0);
+	fake_xmit(&fq[1], RING / 8 + 1);	/* above: ring now */
+	CHECK(fq[1].tail_writes == 1);
+	CHECK(!fq[1].dq.holder);
+	dbbatch_close(&b);
+	local_bh_enable();
+
+	CHECK(fq[0].tail_writes == 1);
+	CHECK(fq[1].tail_writes == 1);
+	CHECK(fq[1].flushes == 0);
+}
+
+static void test_cap_eight_queues(void)
+{
+	struct dbbatch_stats d;
+	struct dbbatch b;
+	unsigned int i;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	for (i = 0; i < NQ; i++)
+		fake_xmit(&fq[i], 1);
+	for (i = 0; i < NQ; i++)
+		CHECK(fq[i].tail_writes == (i < DBB_MAX_HELD ? 0 : 1));
+	CHECK(b.nheld == DBB_MAX_HELD);
+	dbbatch_close(&b);
+	local_bh_enable();
+
+	for (i = 0; i < NQ; i++) {
+		CHECK(fq[i].tail_writes == 1);
+		CHECK(fq[i].flushes == (i < DBB_MAX_HELD ? 1 : 0));
+	}
+	stats_delta(&d);
+	CHECK(d.overflow_rings == NQ - DBB_MAX_HELD);
+	CHECK(d.flushes == DBB_MAX_HELD);
+}
+
+static void test_nested_batches(void)
+{
+	struct dbbatch outer, inner;
+
+	local_bh_disable();
+	dbbatch_open(&outer);
+	fake_xmit(&fq[0], 1);
+	dbbatch_open(&inner);
+	fake_xmit(&fq[1], 1);
+	fake_xmit(&fq[0], 2);		/* still the outer batch's */
+	CHECK(fq[0].dq.holder == &outer);
+	CHECK(fq[1].dq.holder == &inner);
+	dbbatch_close(&inner);
+	CHECK(fq[1].tail_writes == 1);
+	CHECK(fq[0].tail_writes == 0);
+	CHECK(this_cpu_read(dbbatch_pcpu.top) == &outer);
+	dbbatch_close(&outer);
+	local_bh_enable();
+
+	CHECK(fq[0].tail_writes == 1);
+	CHECK(fq[0].flushes == 1);
+	CHECK(fq[1].flushes == 1);
+}
+
+static void test_no_batch_rings_now(void)
+{
+	local_bh_disable();
+	fake_xmit(&fq[0], 1);
+	local_bh_enable();
+	CHECK(fq[0].tail_writes == 1);
+	CHECK(fq[0].flushes == 0);
+}
+
+/* Outside a BH-disabled section the batch could migrate: refused. */
+static void test_process_context_refused(void)
+{
+	struct dbbatch_stats d;
+	struct dbbatch b;
+
+	dbbatch_open(&b);
+	CHECK(!b.owner);
+	local_bh_disable();
+	fake_xmit(&fq[0], 1);
+	local_bh_enable();
+	dbbatch_close(&b);
+	CHECK(fq[0].tail_writes == 1);
+	stats_delta(&d);
+	CHECK(d.refused_opens == 1);
+	CHECK(d.batches == 0);
+}
+
+struct hardirq_probe {
+	struct irq_work work;
+	bool ran, in_hardirq;
+	enum dbb_verdict verdict;
+	struct dbbatch b;
+};
+
+static void hardirq_probe_fn(struct irq_work *work)
+{
+	struct hardirq_probe *p = container_of(work, struct hardirq_probe, work);
+
+	p->in_hardirq = in_hardirq();
+	p->verdict = dbbatch_tx_decide(&fq[1].dq, 1, RING);
+	dbbatch_open(&p->b);
+	p->ran = true;
+}
+
+/* A hard IRQ on the poll's CPU shares its task but never its batch. */
+static void test_hardirq_refused(void)
+{
+	struct hardirq_probe p = { .verdict = DBB_HOLD };
+	struct dbbatch_stats d;
+	struct dbbatch b;
+
+	init_irq_work(&p.work, hardirq_probe_fn);
+	local_bh_disable();
+	dbbatch_open(&b);
+	irq_work_queue(&p.work);
+	irq_work_sync(&p.work);
+	CHECK(p.ran);
+	CHECK(p.in_hardirq);
+	CHECK(p.verdict == DBB_RING_NO_BATCH);
+	CHECK(!p.b.owner);
+	CHECK(!fq[1].dq.holder);
+	dbbatch_close(&b);
+	local_bh_enable();
+	stats_delta(&d);
+	CHECK(d.refused_opens == 1);
+}
+
+/* Another task on this CPU (PREEMPT_RT preemption) finds no batch of its own. */
+static void test_other_owner_refused(void)
+{
+	struct dbbatch b;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	b.owner = &init_task;	/* as if the poll were another task's */
+	fake_xmit(&fq[0], 1);
+	CHECK(fq[0].tail_writes == 1);
+	CHECK(!fq[0].dq.holder);
+	b.owner = current;
+	fake_xmit(&fq[0], 2);
+	CHECK(fq[0].tail_writes == 1);
+	dbbatch_close(&b);
+	local_bh_enable();
+	CHECK(fq[0].tail_writes == 2);
+}
+
+/* The debug check: a batch left open inside another is caught and flushed. */
+static void test_left_open_caught(void)
+{
+	struct dbbatch_stats d;
+	struct dbbatch outer, leaked;
+
+	local_bh_disable();
+	dbbatch_open(&outer);
+	dbbatch_open(&leaked);
+	fake_xmit(&fq[2], 1);
+	dbbatch_close(&outer);
+	local_bh_enable();
+
+	CHECK(fq[2].tail_writes == 1);
+	stats_delta(&d);
+	CHECK(d.left_open == 1);
+}
+
+static int fake_poll_sent;
+
+static int fake_poll(struct napi_struct *napi, int budget)
+{
+	int i;
+
+	for (i = 0; i < fake_poll_sent; i++)
+		fake_xmit(&fq[3], i + 1);
+	return min(fake_poll_sent, budget);
+}
+
+/* The poll wrapper covers a whole pass, budget used up or not. */
+static void test_napi_poll_wrapper(void)
+{
+	struct napi_struct napi = {};
+	int work;
+
+	INIT_LIST_HEAD(&napi.rx_list);
+	local_bh_disable();
+	fake_poll_sent = 3;
+	work = dbbatch_napi_poll(&napi, 64, fake_poll);
+	CHECK(work == 3);
+	CHECK(fq[3].tail_writes == 1);
+	fake_poll_sent = 4;
+	work = dbbatch_napi_poll(&napi, 4, fake_poll);
+	CHECK(work == 4);
+	CHECK(fq[3].tail_writes == 2);
+	local_bh_enable();
+	CHECK(fq[3].flushes == 2);
+}
+
+/* A queue being torn down is released by a grace period. */
+static void test_quiesce(void)
+{
+	struct dbbatch b;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(&fq[0], 1);
+	dbbatch_close(&b);
+	local_bh_enable();
+	netif_tx_stop_queue(fq[0].dq.txq);
+	dbbatch_queue_quiesce(&fq[0].dq);
+	CHECK(!fq[0].dq.holder);
+	CHECK(fq[0].tail_writes == 1);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "defer_then_flush_once", test_defer_then_flush_once },
+	{ "skip_empty", test_skip_empty },
+	{ "stopped_queue_rings_now", test_stopped_queue_rings_now },
+	{ "threshold_one_eighth", test_threshold_one_eighth },
+	{ "cap_eight_queues", test_cap_eight_queues },
+	{ "nested_batches", test_nested_batches },
+	{ "no_batch_rings_now", test_no_batch_rings_now },
+	{ "process_context_refused", test_process_context_refused },
+	{ "hardirq_refused", test_hardirq_refused },
+	{ "other_owner_refused", test_other_owner_refused },
+	{ "left_open_caught", test_left_open_caught },
+	{ "napi_poll_wrapper", test_napi_poll_wrapper },
+	{ "quiesce", test_quiesce },
+};
+
+static void run_test(unsigned int n)
+{
+	unsigned int before = checks_failed;
+
+	fake_reset();
+	dbbatch_stats_sum(&stats_before);
+	tests[n].fn();
+	check_all_published();
+	tests_run++;
+	if (checks_failed != before) {
+		tests_failed++;
+		pr_info("not ok %u %s\n", n + 1, tests[n].name);
+	} else {
+		pr_info("ok %u %s\n", n + 1, tests[n].name);
+	}
+}
+
+static int __init test_dbbatch_init(void)
+{
+	unsigned int i;
+
+	fake_dev = alloc_etherdev_mq(0, NQ);
+	if (!fake_dev)
+		return -ENOMEM;
+
+	pr_info("KTAP version 1\n");
+	pr_info("1..%zu\n", ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		run_test(i);
+	pr_info("# test_dbbatch: pass:%u fail:%u\n",
+		tests_run - tests_failed, tests_failed);
+
+	free_netdev(fake_dev);
+	return tests_failed ? -EINVAL : 0;
+}
+
+static void __exit test_dbbatch_exit(void)
+{
+}
+
+module_init(test_dbbatch_init);
+module_exit(test_dbbatch_exit);
+MODULE_DESCRIPTION("Tests for the dbbatch core");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dbbatch: NAPI-batched transmit doorbells.
+ *
+ * The batch lives on the receive poll's stack and is linked into a per-CPU
+ * list by its owner task, so a context that is not the poll (a hard IRQ, or
+ * on PREEMPT_RT a task that preempted it) never takes part.  The hold
+ * decision itself is in <net/dbbatch_policy.h>.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/seq_file.h>
+#include <net/dbbatch.h>
+
+DEFINE_PER_CPU(struct dbbatch_pcpu, dbbatch_pcpu);
+EXPORT_PER_CPU_SYMBOL_GPL(dbbatch_pcpu);
+
+#define dbb_count(field) this_cpu_inc(dbbatch_pcpu.stats.field)
+
+void dbbatch_queue_init(struct dbbatch_queue *q, struct netdev_queue *txq,
+			bool (*flush)(struct dbbatch_queue *q))
+{
+	q->txq = txq;
+	q->flush = flush;
+	q->holder = NULL;
+}
+EXPORT_SYMBOL_GPL(dbbatch_queue_init);
+
+/**
+ * dbbatch_queue_quiesce - wait until no batch can hold @q
+ * @q: a queue its driver has stopped (netif_tx_disable() or similar)
+ *
+ * A batch is a BH-disabled section and so an RCU read-side critical
+ * section: after a grace period every batch that held @q has flushed it,
+ * and a stopped queue takes no new hold.  Call before freeing the ring.
+ */
+void dbbatch_queue_quiesce(struct dbbatch_queue *q)
+{
+	synchronize_net();
+	if (READ_ONCE(q->holder))
+		pr_err("queue %p still held after a grace period: was it stopped?\n",
+		       q);
+}
+EXPORT_SYMBOL_GPL(dbbatch_queue_quiesce);
+
+/**
+ * dbbatch_open - open a batch on this CPU
+ * @b: the batch, on the caller's stack
+ *
+ * Call with BH disabled (a NAPI poll) and close with dbbatch_close() on
+ * every path; dbbatch_napi_poll() does both.  Elsewhere the open is refused
+ * and counted, and the batch holds nothing.
+ */
+void dbbatch_open(struct dbbatch *b)
+{
+	struct dbbatch_pcpu *pc;
+
+	b->nheld = 0;
+	/* Only a BH-disabled task context stays on this CPU until close. */
+	if (unlikely(!in_softirq() || in_hardirq() || in_nmi())) {
+		b->owner = NULL;
+		dbb_count(refused_opens);
+		return;
+	}
+	pc = this_cpu_ptr(&dbbatch_pcpu);
+	b->owner = current;
+	b->outer = pc->top;
+	pc->top = b;
+	dbb_count(batches);
+}
+EXPORT_SYMBOL_GPL(dbbatch_open);
+
+/* Unlink @b if it is the innermost batch, then ring what it held. */
+static void dbbatch_end(struct dbbatch_pcpu *pc, struct dbbatch *b)
+{
+	int cpu = smp_processor_id();
+	unsigned int i;
+
+	if (pc->top == b)
+		pc->top = b->outer;
+	for (i = 0; i < b->nheld; i++) {
+		struct dbbatch_queue *q = b->held[i];
+		bool rang;
+
+		__netif_tx_lock(q->txq, cpu);
+		q->holder = NULL;
+		rang = q->flush(q);
+		__netif_tx_unlock(q->txq);
+		dbb_count(flushes);
+		if (rang)
+			dbb_count(flush_rings);
+	}
+	b->nheld = 0;
+	b->owner = NULL;
+}
+
+static bool dbbatch_listed(struct dbbatch_pcpu *pc, struct dbbatch *b)
+{
+	struct dbbatch *it;
+
+	for (it = pc->top; it; it = it->outer)
+		if (it == b)
+			return true;
+	return false;
+}
+
+/**
+ * dbbatch_close - end a batch: flush every queue it held, once each
+ * @b: a batch opened with dbbatch_open() on this CPU
+ *
+ * Batches opened inside @b and still open are a caller's bug: they are
+ * counted as left_open, reported, and flushed first, so that no doorbell
+ * is ever left held.
+ */
+void dbbatch_close(struct dbbatch *b)
+{
+	struct dbbatch_pcpu *pc;
+
+	if (!b->owner)
+		return;
+	pc = this_cpu_ptr(&dbbatch_pcpu);
+	if (unlikely(!dbbatch_listed(pc, b))) {
+		pr_err_ratelimited("closing a batch not open on CPU %d\n",
+				   smp_processor_id());
+		dbbatch_end(pc, b);
+		return;
+	}
+	while (unlikely(pc->top != b)) {
+		pr_err_ratelimited("a batch inside %ps was left open; closing it\n",
+				   __builtin_return_address(0));
+		dbb_count(left_open);
+		dbbatch_end(pc, pc->top);
+	}
+	dbbatch_end(pc, b);
+}
+EXPORT_SYMBOL_GPL(dbbatch_close);
+
+/**
+ * dbbatch_tx_decide - may this transmit hold @q's doorbell?
+ * @q: the queue, whose xmit lock the caller holds
+ * @used: descriptors in use on its ring, the new packet's included
+ * @size: descriptors in its ring
+ *
+ * Return: DBB_HOLD if the open batch of this context now holds @q and the
+ * caller must not write its tail; otherwise why it must ring now.
+ */
+enum dbb_verdict dbbatch_tx_decide(struct dbbatch_queue *q,
+				   unsigned int used, unsigned int size)
+{
+	struct dbbatch_pcpu *pc;
+	struct dbbatch *b;
+	enum dbb_verdict v;
+
+	if (in_hardirq() || in_nmi())
+		return DBB_RING_NO_BATCH;
+	pc = this_cpu_ptr(&dbbatch_pcpu);
+	for (b = pc->top; b && b->owner != current; b = b->outer)
+		;
+	if (!b)
+		return DBB_RING_NO_BATCH;
+
+	/* A queue another batch holds stays with it: that batch flushes it
+	 * under this same xmit lock, after this transmit.
+	 */
+	v = dbb_decide(q->holder, b->nheld, used, size);
+	switch (v) {
+	case DBB_HOLD:
+		if (!q->holder) {
+			q->holder = b;
+			b->held[b->nheld++] = q;
+			dbb_count(queues_held);
+		}
+		dbb_count(deferred);
+		break;
+	case DBB_RING_BUSY:
+		dbb_count(busy_rings);
+		break;
+	case DBB_RING_CAP:
+		dbb_count(overflow_rings);
+		break;
+	case DBB_RING_NO_BATCH:
+		break;
+	}
+	return v;
+}
+EXPORT_SYMBOL_GPL(dbbatch_tx_decide);
+
+/**
+ * dbbatch_napi_deliver - hand the stack what a full-budget poll kept back
+ * @napi: a NAPI instance whose poll used its whole budget
+ *
+ * Does inside the batch what __napi_poll() would do right after the poll
+ * returned: flush aged GRO packets and the GRO_NORMAL rx_list.
+ */
+void dbbatch_napi_deliver(struct napi_struct *napi)
+{
+	if (napi->gro_bitmask)
+		napi_gro_flush(napi, HZ >= 1000);
+	if (napi->rx_count) {
+		netif_receive_skb_list(&napi->rx_list);
+		INIT_LIST_HEAD(&napi->rx_list);
+		napi->rx_count = 0;
+	}
+}
+EXPORT_SYMBOL_GPL(dbbatch_napi_deliver);
+
+/**
+ * dbbatch_stats_sum - add up the per-CPU counters
+ * @sum: filled with the totals over all possible CPUs
+ */
+void dbbatch_stats_sum(struct dbbatch_stats *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct dbbatch_stats *s = &per_cpu(dbbatch_pcpu, cpu).stats;
+
+		sum->batches += READ_ONCE(s->batches);
+		sum->queues_held += READ_ONCE(s->queues_held);
+		sum->deferred += READ_ONCE(s->deferred);
+		sum->flushes += READ_ONCE(s->flushes);
+		sum->flush_rings += READ_ONCE(s->flush_rings);
+		sum->stopped_rings += READ_ONCE(s->stopped_rings);
+		sum->busy_rings += READ_ONCE(s->busy_rings);
+		sum->overflow_rings += READ_ONCE(s->overflow_rings);
+		sum->refused_opens += READ_ONCE(s->refused_opens);
+		sum->left_open += READ_ONCE(s->left_open);
+	}
+}
+EXPORT_SYMBOL_GPL(dbbatch_stats_sum);
+
+static void dbbatch_stats_show_one(struct seq_file *m, const char *who,
+				   const struct dbbatch_stats *s)
+{
+	seq_printf(m, "%-6s %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu\n", who,
+		   s->batches, s->queues_held, s->deferred, s->flushes,
+		   s->flush_rings, s->stopped_rings,
+		   dbb_rings_saved(s->deferred, s->flush_rings,
+				   s->stopped_rings),
+		   s->busy_rings, s->overflow_rings, s->refused_opens,
+		   s->left_open);
+}
+
+/* One row per CPU and a total; the header names the columns. */
+static int dbbatch_stats_show(struct seq_file *m, void *unused)
+{
+	struct dbbatch_stats sum;
+	char who[16];
+	int cpu;
+
+	seq_puts(m, "cpu batches queues_held deferred flushes flush_rings stopped_rings rings_saved busy_rings overflow_rings refused_opens left_open\n");
+	for_each_online_cpu(cpu) {
+		struct dbbatch_stats s = per_cpu(dbbatch_pcpu, cpu).stats;
+
+		snprintf(who, sizeof(who), "cpu%d", cpu);
+		dbbatch_stats_show_one(m, who, &s);
+	}
+	dbbatch_stats_sum(&sum);
+	dbbatch_stats_show_one(m, "total", &sum);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dbbatch_stats);
+
+static struct dentry *dbbatch_debugfs;
+
+static int __init dbbatch_init(void)
+{
+	dbbatch_debugfs = debugfs_create_dir("dbbatch", NULL);
+	debugfs_create_file("stats", 0444, dbbatch_debugfs, NULL,
+			    &dbbatch_stats_fops);
+	return 0;
+}
+
+static void __exit dbbatch_exit(void)
+{
+	debugfs_remove_recursive(dbbatch_debugfs);
+}
+
+module_init(dbbatch_init);
+module_exit(dbbatch_exit);
+MODULE_DESCRIPTION("NAPI-batched transmit doorbells");
+MODULE_LICENSE("GPL");
