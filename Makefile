@@ -29,7 +29,7 @@ else
 KDIR ?= /lib/modules/$(shell uname -r)/build
 SRC := $(CURDIR)
 
-.PHONY: all modules check unit fuzz lint clean
+.PHONY: all modules lab check unit fuzz clean
 
 all: modules
 
@@ -41,6 +41,12 @@ unit:
 
 fuzz:
 	$(MAKE) -C tests/unit fuzz
+
+# The main job for now: build the modules and run them in a QEMU guest of
+# each Debian 12 kernel (installs what it needs).
+lab:
+	tools/lab/setup.sh
+	tools/lab/kselftest.sh all
 
 check:
 	tools/check.sh

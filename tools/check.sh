@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: every test of the project, from a fresh Debian 12 machine.
+# Installs what it needs (tools/lab/setup.sh), then runs: the user-space
+# unit tests and a bounded fuzz run of the pure policy, checkpatch --strict
+# on our kernel C, W=1 C=1 module builds and a DKMS build for each Debian
+# kernel, and the kselftests in a QEMU guest of each kernel.  Ends with one
+# line "N passed, N failed"; exits non-zero if anything failed.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo" || exit 2
+logs=$repo/build/check
+mkdir -p "$logs"
+FUZZ_SECONDS=${FUZZ_SECONDS:-45}
+KERNELS=${KERNELS:-"6.1 6.12"}
+
+passed=0
+failed=0
+failures=()
+
+result() # ok|fail name
+{
+	if [ "$1" = ok ]; then
+		passed=$((passed + 1))
+		echo "ok - $2"
+	else
+		failed=$((failed + 1))
+		failures+=("$2")
+		echo "not ok - $2"
+	fi
+}
+
+# step NAME CMD...: one test whose log goes to build/check/NAME.log
+step()
+{
+	local name=$1 log="$logs/${1//[^A-Za-z0-9._-]/_}.log"
+	shift
+	if "$@" >"$log" 2>&1; then
+		result ok "$name"
+	else
+		result fail "$name"
+		tail -n 25 "$log" | sed 's/^/    /'
+	fi
+}
+
+# count_tap LOG PREFIX: every "ok N name"/"not ok N name" line is one test
+count_tap()
+{
+	local line
+	while read -r line; do
+		case "$line" in
+		"not ok "*) result fail "$2: ${line#not ok }" ;;
+		"ok "*) result ok "$2: ${line#ok }" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ ' "$1")
+}
+
+echo "== setup"
+if ! tools/lab/setup.sh >"$logs/setup.log" 2>&1; then
+	tail -n 5 "$logs/setup.log"
+	echo "check: setup failed; see $logs/setup.log"
+	echo "0 passed, 1 failed"
+	exit 2
+fi
+. tools/lab/lib/common.sh
+
+echo "== unit tests (user space)"
+make -s -C tests/unit run >"$logs/unit.log" 2>&1
+unit_rc=$?
+count_tap "$logs/unit.log" unit
+[ "$unit_rc" -eq 0 ] || grep -q '^not ok' "$logs/unit.log" ||
+	result fail "unit: build or run ($logs/unit.log)"
+
+echo "== fuzz (${FUZZ_SECONDS}s, libFuzzer + ASan/UBSan)"
+step "fuzz: policy for ${FUZZ_SECONDS}s" make -s -C tests/unit fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
+
+echo "== checkpatch --strict"
+checkpatch=$CACHE/src/linux-source-6.1/scripts/checkpatch.pl
+while read -r f; do
+	step "checkpatch: $f" perl "$checkpatch" --strict --no-tree --quiet -f "$f"
+done < <(git ls-files '*.c' '*.h' ':!tests/unit' ':!tools/lab')
+
+for k in $KERNELS; do
+	kver=$(lab_kernel_release "$k")
+	echo "== $kver: build (W=1 C=1), DKMS"
+	step "build W=1 C=1: $kver" tools/lab/build-modules.sh "$kver" "$repo/build/modules/$kver"
+	step "dkms: $kver" tools/dkms-check.sh "$kver"
+done
+
+echo "== kselftests in QEMU guests"
+for k in $KERNELS; do
+	tools/lab/kselftest.sh "$k" 2>&1 | tee "$logs/kselftest-$k.log"
+	lab_rc=${PIPESTATUS[0]}
+	# "lab: P passed, F failed, S skipped": every guest test case counts
+	read -r p f < <(sed -n 's/^lab: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' \
+		"$logs/kselftest-$k.log" | tail -n 1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	[ "${f:-0}" -eq 0 ] || failures+=("kselftest on $k: $f failed (build/lab/)")
+	if [ "$lab_rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
+		result fail "kselftest on $k: lab exit status $lab_rc"
+	fi
+done
+
+echo
+if [ "$failed" -ne 0 ]; then
+	echo "Failed:"
+	printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,106 @@
+# shellcheck shell=bash disable=SC2034  # variables are for the sourcing scripts
+# Shared helpers for the dbbatch VM lab.  Sourced, never run.
+#
+# Every failure the lab can diagnose ends in die(): one line saying what is
+# wrong and what to do, exit status 2 (1 is left for "tests failed").
+
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# LAB_REPO points the lab at another tree (used to test the lab itself).
+REPO=${LAB_REPO:-$(cd "$LAB_DIR/../.." && pwd)}
+
+# Downloads, unpacked kernels and build trees live outside the repo so that a
+# fresh clone (CI) reuses them and `git clean` does not throw them away.
+CACHE=${DBBATCH_CACHE:-/var/cache/dbbatch}
+
+# QEMU binary; a later issue swaps in our own build.
+LAB_QEMU=${LAB_QEMU:-qemu-system-x86_64}
+
+# The kernels we support, as the names the user types.
+LAB_KERNELS="6.1 6.12"
+
+# The one kernel source tarball we take the kselftest skeleton from, and the
+# parts of it the lab (and the project: checkpatch, igc, net/core) needs.
+LAB_SRC_PKG=linux-source-6.1
+LAB_SRC_PARTS=(
+	scripts
+	tools/scripts
+	tools/build
+	tools/testing/selftests/Makefile
+	tools/testing/selftests/lib.mk
+	tools/testing/selftests/run_kselftest.sh
+	'tools/testing/selftests/kselftest*'
+	tools/testing/selftests/net
+	net/core
+	Documentation/process
+	drivers/net/ethernet/intel/igc
+)
+
+die() {
+	echo "lab: $*" >&2
+	exit 2
+}
+
+log() {
+	echo "lab: $*" >&2
+}
+
+# need_cmd CMD PACKAGE: fail early, naming the Debian package to install.
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' not found; apt-get install $2 (or run tools/lab/setup.sh)"
+}
+
+# The Debian meta packages that track each supported kernel.  The 6.1 kernel
+# is bookworm's default (linux-image-amd64); 6.12 comes from the
+# linux-image-6.12-amd64 meta package.
+lab_meta_pkg() { # image|headers VERSION
+	case "$2" in
+	6.1) echo "linux-$1-amd64" ;;
+	6.12) echo "linux-$1-6.12-amd64" ;;
+	*) die "unknown kernel '$2'; supported: $LAB_KERNELS" ;;
+	esac
+}
+
+# lab_kernel_release 6.1|6.12 -> e.g. 6.1.0-57-amd64.  Resolved from the meta
+# package so a Debian ABI bump needs no edit here.  Also accepts a release
+# that is already resolved (6.1.0-57-amd64), so scripts can pass either.
+lab_kernel_release() {
+	local v=$1 meta dep
+	case "$v" in
+	6.1 | 6.12) ;;
+	6.*-amd64) echo "$v"; return ;;
+	*) die "unknown kernel '$v'; supported: $LAB_KERNELS" ;;
+	esac
+	meta=$(lab_meta_pkg image "$v")
+	# apt-cache prints "  Depends: linux-image-6.1.0-57-amd64".
+	dep=$(apt-cache depends "$meta" 2>/dev/null |
+		sed -n 's/^ *Depends: linux-image-\(6\.[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
+	[ -n "$dep" ] ||
+		die "cannot resolve kernel $v from package $meta; run apt-get update (or tools/lab/setup.sh)"
+	echo "$dep"
+}
+
+# lab_short_version 6.1.0-57-amd64 -> 6.1 (for messages and output dirs).
+lab_short_version() {
+	case "$1" in
+	6.1 | 6.1.*) echo 6.1 ;;
+	6.12 | 6.12.*) echo 6.12 ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# Headers give /lib/modules/<kver>/build; the package is named after kver.
+lab_need_headers() { # KVER
+	[ -e "/lib/modules/$1/build/Makefile" ] ||
+		die "no kernel headers for $1 (/lib/modules/$1/build); apt-get install linux-headers-$1 (or run tools/lab/setup.sh)"
+}
+
+# Where setup.sh unpacked Debian's kernel image for the guest.
+lab_kernel_dir() { echo "$CACHE/kernels/$1"; }
+
+lab_need_kernel_image() { # KVER
+	[ -e "$(lab_kernel_dir "$1")/vmlinuz" ] ||
+		die "no unpacked kernel image for $1 in $(lab_kernel_dir "$1"); run tools/lab/setup.sh"
+}
+
+lab_src_dir() { echo "$CACHE/src/$LAB_SRC_PKG"; }

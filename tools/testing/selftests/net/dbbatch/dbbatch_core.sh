@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The dbbatch core in a running kernel: the in-kernel test module's KTAP
+# (fake queues that count their own tail writes), the debugfs counters
+# against what that module did, and a clean unload with no warning or
+# taint beyond an out-of-tree module's.
+
+DIR=$(dirname "$(readlink -f "$0")")
+. "$DIR/ktap.sh"
+
+STATS=/sys/kernel/debug/dbbatch/stats
+# Taint flags an out-of-tree, unsigned module may add: O (4096), E (8192).
+TAINT_OK=$((4096 | 8192))
+
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+modinfo dbbatch >/dev/null 2>&1 || ktap_skip_all "dbbatch module not installed"
+grep -qs " /sys/kernel/debug " /proc/mounts || mount -t debugfs none /sys/kernel/debug
+
+# total_of COLUMN: the total row's value of a stats column
+total_of()
+{
+	awk -v col="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i }
+		$1 == "total" { print $c }' "$STATS"
+}
+
+ktap_header 21
+dmesg_start=$(dmesg | wc -l)
+
+modprobe dbbatch
+ktap_result $? "core_module_loads"
+
+[ -r "$STATS" ] && head -n1 "$STATS" | grep -q "rings_saved"
+ktap_result $? "debugfs_stats_present"
+
+before_left=$(total_of left_open)
+before_refused=$(total_of refused_opens)
+
+modprobe test_dbbatch
+load=$?
+# The module's own KTAP, one line per case, as our results.
+cases=$(dmesg | tail -n +"$((dmesg_start + 1))" |
+	sed -n 's/^\[[^]]*\] //; /^\(not \)\?ok [0-9]* [a-z_]*$/p')
+n=0
+while read -r line; do
+	[ -n "$line" ] || continue
+	n=$((n + 1))
+	name=${line##* }
+	case "$line" in
+	ok*) ktap_result 0 "test_dbbatch.$name" ;;
+	*) ktap_result 1 "test_dbbatch.$name" ;;
+	esac
+done <<< "$cases"
+[ "$load" -eq 0 ] && [ "$n" -eq 13 ]
+ktap_result $? "test_dbbatch_loads_and_reports_13_cases" "load=$load cases=$n"
+
+# The module left exactly one batch open on purpose and opened two in
+# contexts that must refuse: the counters must say so, no more.
+left=$(($(total_of left_open) - before_left))
+refused=$(($(total_of refused_opens) - before_refused))
+[ "$left" -eq 1 ] && [ "$refused" -eq 2 ]
+ktap_result $? "counters_match_test_module" "left_open=$left refused_opens=$refused"
+
+# The per-CPU rows add up to the total, and rings_saved is derived right.
+awk 'NR == 1 { next }
+	$1 == "total" { for (i = 2; i <= NF; i++) if (t[i] != $i) bad = 1;
+			if ($8 != ($4 > $6 + $7 ? $4 - $6 - $7 : 0)) bad = 1; next }
+	{ for (i = 2; i <= NF; i++) t[i] += $i }
+	END { exit bad }' "$STATS"
+ktap_result $? "percpu_rows_sum_to_total"
+
+# A failed load leaves no test_dbbatch behind; dbbatch must always go.
+{ ! grep -q "^test_dbbatch " /proc/modules || rmmod test_dbbatch; } && rmmod dbbatch
+ktap_result $? "modules_unload"
+
+# The deliberate left-open case reports itself with pr_err, not a WARN.
+unexpected=$(dmesg | tail -n +"$((dmesg_start + 1))" |
+	grep -cE "WARNING:|BUG:|Oops|Call Trace")
+[ "$unexpected" -eq 0 ]
+ktap_result $? "no_kernel_warnings" "$unexpected warning lines"
+
+tainted=$(cat /proc/sys/kernel/tainted)
+[ $((tainted & ~TAINT_OK)) -eq 0 ]
+ktap_result $? "no_taint_beyond_out_of_tree" "tainted=$tainted"
+
+ktap_finish
