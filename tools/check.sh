@@ -65,6 +65,11 @@ if ! tools/lab/setup.sh >"$logs/setup.log" 2>&1; then
 	exit 2
 fi
 . tools/lab/lib/common.sh
+# An unknown kernel is a usage error, found before anything runs.
+declare -A KVER
+for k in $KERNELS; do
+	KVER[$k]=$(lab_kernel_release "$k") || exit 2
+done
 
 echo "== unit tests (user space)"
 make -s -C tests/unit run >"$logs/unit.log" 2>&1
@@ -83,7 +88,7 @@ while read -r f; do
 done < <(git ls-files '*.c' '*.h' ':!tests/unit' ':!tools/lab')
 
 for k in $KERNELS; do
-	kver=$(lab_kernel_release "$k")
+	kver=${KVER[$k]}
 	echo "== $kver: build (W=1 C=1), DKMS"
 	step "build W=1 C=1: $kver" tools/lab/build-modules.sh "$kver" "$repo/build/modules/$kver"
 	step "dkms: $kver" tools/dkms-check.sh "$kver"
