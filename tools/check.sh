@@ -81,6 +81,13 @@ count_tap "$logs/unit.log" unit
 echo "== fuzz (${FUZZ_SECONDS}s, libFuzzer + ASan/UBSan)"
 step "fuzz: policy for ${FUZZ_SECONDS}s" make -s -C tests/unit fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
 
+echo "== lab traffic generator and sink (host, loopback)"
+make -s -C tools/lab/traffic test >"$logs/traffic.log" 2>&1
+traffic_rc=$?
+count_tap "$logs/traffic.log" traffic
+[ "$traffic_rc" -eq 0 ] || grep -q '^not ok' "$logs/traffic.log" ||
+	result fail "traffic: build or run ($logs/traffic.log)"
+
 echo "== checkpatch --strict"
 checkpatch=$CACHE/src/linux-source-6.1/scripts/checkpatch.pl
 while read -r f; do
