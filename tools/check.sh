@@ -101,6 +101,23 @@ for k in $KERNELS; do
 	step "dkms: $kver" tools/dkms-check.sh "$kver"
 done
 
+echo "== QEMU with the I226 model (dbb-igc): qtest, then Debian's igc.ko on it"
+if step "qemu: build QEMU 7.2 with dbb-igc" tools/lab/qemu/build.sh; then
+	tools/lab/qemu/tests/run.sh >"$logs/qtest.log" 2>&1
+	qtest_rc=$?
+	count_tap "$logs/qtest.log" qtest
+	[ "$qtest_rc" -eq 0 ] || grep -q '^not ok' "$logs/qtest.log" ||
+		result fail "qtest: harness ($logs/qtest.log)"
+	for k in $KERNELS; do
+		python3 tools/lab/qemu/tests/guest_conformance.py --kernel "$k" \
+			--keep "$repo/build/conformance" >"$logs/conformance-$k.log" 2>&1
+		conf_rc=$?
+		count_tap "$logs/conformance-$k.log" "igc conformance"
+		[ "$conf_rc" -eq 0 ] || grep -q '^not ok' "$logs/conformance-$k.log" ||
+			result fail "igc conformance $k: harness ($logs/conformance-$k.log)"
+	done
+fi
+
 echo "== kselftests in QEMU guests"
 for k in $KERNELS; do
 	tools/lab/kselftest.sh "$k" 2>&1 | tee "$logs/kselftest-$k.log"

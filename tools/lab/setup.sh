@@ -37,7 +37,7 @@ refresh_and_restart() {
 PKGS=(
 	qemu-system-x86 qemu-system-data seabios
 	busybox-static cpio kmod xz-utils bc
-	make gcc git rsync sparse clang libclang-rt-14-dev dkms
+	make gcc git rsync sparse clang libclang-rt-14-dev dkms python3
 	iproute2 ethtool bpftool xdp-tools libxdp1 iperf3
 	"$LAB_SRC_PKG"
 )

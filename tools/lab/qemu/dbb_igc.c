@@ -1,0 +1,1100 @@
+/*
+ * dbb-igc: an Intel I225/I226 (igc) Ethernet controller model that counts
+ * what the device sees (doorbell writes, descriptors, frames, interrupts)
+ *
+ * Enough of the I225/I226 for the unmodified Linux igc driver: reset, NVM
+ * and MAC address, PHY over MDIC, link, four TX and four RX queues with
+ * advanced descriptors, RSS, checksum offload and TSO, MSI-X with EITR
+ * moderation, statistics.  The ground truth is readable from the host
+ * (QOM property "ground-truth") and from inside the guest through a
+ * vendor-specific PCI capability; see tools/lab/qemu/README.md.
+ *
+ * This file: the PCI device, the register file, interrupts, ground truth.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/range.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "net/net.h"
+#include "net/eth.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "sysemu/dma.h"
+#include "sysemu/sysemu.h"
+#include "dbb_igc.h"
+#include "dbb_igc_regs.h"
+
+#define DBB_IGC_PM_CAP      0x40
+#define DBB_IGC_MSI_CAP     0x50
+#define DBB_IGC_MSIX_CAP    0x70
+#define DBB_IGC_PCIE_CAP    0xA0
+#define DBB_IGC_VSEC_CAP    0xE0
+#define DBB_IGC_AER_CAP     0x100
+#define DBB_IGC_DSN_CAP     0x140
+#define DBB_IGC_MMIO_BAR    0
+#define DBB_IGC_MSIX_BAR    3
+
+/* Vendor-specific capability layout (offsets from the capability). */
+#define DBB_VSEC_LEN        0x18
+#define DBB_VSEC_VERSION    3       /* byte: layout version */
+#define DBB_VSEC_MAGIC      4       /* "DBBT" */
+#define DBB_VSEC_SELECTOR   8
+#define DBB_VSEC_VALUE_LO   12
+#define DBB_VSEC_VALUE_HI   16
+#define DBB_VSEC_INFO       20
+#define DBB_VSEC_MAGIC_VAL  0x54424244u
+#define DBB_SEL_ID_MASK     0xFF
+#define DBB_SEL_INDEX_SHIFT 8
+#define DBB_SEL_INDEX_MASK  0xFF
+#define DBB_SEL_FROM_SNAP   BIT(29)
+#define DBB_SEL_SNAPSHOT    BIT(30)
+#define DBB_SEL_RESET       BIT(31)
+
+static const char *const dbb_gt_names[DBB_GT_NUM] = {
+    [DBB_GT_TDT_WRITES] = "tdt_writes",
+    [DBB_GT_TDT_NOOP_WRITES] = "tdt_noop_writes",
+    [DBB_GT_RDT_WRITES] = "rdt_writes",
+    [DBB_GT_RDT_NOOP_WRITES] = "rdt_noop_writes",
+    [DBB_GT_TX_DESC] = "tx_desc",
+    [DBB_GT_RX_DESC] = "rx_desc",
+    [DBB_GT_TX_FRAMES] = "tx_frames",
+    [DBB_GT_RX_FRAMES] = "rx_frames",
+    [DBB_GT_RX_DROPPED] = "rx_dropped",
+    [DBB_GT_TX_PACKETS] = "tx_packets",
+    [DBB_GT_TX_BYTES] = "tx_bytes",
+    [DBB_GT_RX_BYTES] = "rx_bytes",
+    [DBB_GT_IRQS] = "irqs",
+    [DBB_GT_IRQ_DEFERRED] = "irq_deferred",
+    [DBB_GT_RX_FILTERED] = "rx_filtered",
+    [DBB_GT_RX_OFF_DROPS] = "rx_off_drops",
+    [DBB_GT_GUEST_ERRORS] = "guest_errors",
+};
+
+/* How many indexes each counter has: queues, vectors or one. */
+static unsigned dbb_gt_width(int id)
+{
+    switch (id) {
+    case DBB_GT_IRQS:
+    case DBB_GT_IRQ_DEFERRED:
+        return DBB_IGC_MSIX_VECTORS;
+    case DBB_GT_RX_FILTERED:
+    case DBB_GT_RX_OFF_DROPS:
+    case DBB_GT_GUEST_ERRORS:
+        return 1;
+    default:
+        return DBB_IGC_NUM_QUEUES;
+    }
+}
+
+/* The PCI device IDs of the I225/I226 family that igc binds to. */
+static const uint16_t dbb_igc_device_ids[] = {
+    0x15F2, 0x15F3, 0x15F8, 0x3100, 0x3101, 0x5502, 0x0D9F, 0x15FD,
+    0x125B, 0x125C, 0x125D, 0x3102, 0x5503, 0x125F, 0x15F7, 0x125E,
+};
+
+void dbb_igc_guest_error(DbbIgcState *s, const char *fmt, ...)
+{
+    va_list ap;
+    g_autofree char *msg = NULL;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    qemu_log_mask(LOG_GUEST_ERROR, "dbb-igc: %s\n", msg);
+    s->gt[DBB_GT_GUEST_ERRORS][0]++;
+}
+
+static bool dbb_igc_bus_master(DbbIgcState *s, const char *what, int queue)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+
+    if (!(d->config[PCI_COMMAND] & PCI_COMMAND_MASTER)) {
+        dbb_igc_guest_error(s, "queue %d: %s with bus mastering disabled",
+                            queue, what);
+        return false;
+    }
+    return true;
+}
+
+bool dbb_igc_dma_read(DbbIgcState *s, dma_addr_t addr, void *buf,
+                      dma_addr_t len, const char *what, int queue)
+{
+    if (!dbb_igc_bus_master(s, what, queue)) {
+        return false;
+    }
+    if (pci_dma_read(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
+        dbb_igc_guest_error(s, "queue %d: %s: DMA read of %" PRIu64
+                            " bytes at 0x%" PRIx64 " failed (outside RAM?)",
+                            queue, what, (uint64_t)len, (uint64_t)addr);
+        return false;
+    }
+    return true;
+}
+
+bool dbb_igc_dma_write(DbbIgcState *s, dma_addr_t addr, const void *buf,
+                       dma_addr_t len, const char *what, int queue)
+{
+    if (!dbb_igc_bus_master(s, what, queue)) {
+        return false;
+    }
+    if (pci_dma_write(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
+        dbb_igc_guest_error(s, "queue %d: %s: DMA write of %" PRIu64
+                            " bytes at 0x%" PRIx64 " failed (outside RAM?)",
+                            queue, what, (uint64_t)len, (uint64_t)addr);
+        return false;
+    }
+    return true;
+}
+
+/* ---- statistics ----------------------------------------------------- */
+
+void dbb_igc_stat_add(DbbIgcState *s, hwaddr reg, uint32_t n)
+{
+    uint32_t v = dbb_igc_reg(s, reg);
+
+    /* Saturating, like the hardware's 32-bit counters. */
+    dbb_igc_set_reg(s, reg, v + n < v ? UINT32_MAX : v + n);
+}
+
+void dbb_igc_stat_add64(DbbIgcState *s, hwaddr lo, uint64_t n)
+{
+    uint64_t v = dbb_igc_reg(s, lo) |
+                 (uint64_t)dbb_igc_reg(s, lo + 4) << 32;
+
+    v += n;
+    dbb_igc_set_reg(s, lo, (uint32_t)v);
+    dbb_igc_set_reg(s, lo + 4, v >> 32);
+}
+
+static bool dbb_igc_is_stat(hwaddr off)
+{
+    if (off >= IGC_R_STATS_FIRST && off <= IGC_R_STATS_LAST) {
+        return true;
+    }
+    return off >= IGC_RXQ_FIRST &&
+           off < IGC_RXQ_FIRST + DBB_IGC_NUM_QUEUES * IGC_Q_STRIDE &&
+           (off & (IGC_Q_STRIDE - 1)) == (IGC_R_RQDPC(0) & (IGC_Q_STRIDE - 1));
+}
+
+/* ---- interrupts ----------------------------------------------------- */
+
+static bool dbb_igc_msix_mode(DbbIgcState *s)
+{
+    return msix_enabled(PCI_DEVICE(s)) &&
+           (dbb_igc_reg(s, IGC_R_GPIE) & IGC_GPIE_MSIX_MODE);
+}
+
+static uint32_t dbb_igc_eitr_interval_us(DbbIgcState *s, int v)
+{
+    return (dbb_igc_reg(s, IGC_R_EITR(v)) & IGC_EITR_INTERVAL_MASK) >> 2;
+}
+
+/* Send one message on vector @v (MSI-X), or MSI (v = 0). */
+static void dbb_igc_send_msg(DbbIgcState *s, int v)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+    bool busy = s->busy;
+    uint32_t us;
+
+    /* The message is a DMA write: it must not land in our own BAR. */
+    s->busy = true;
+    if (msix_enabled(d)) {
+        msix_notify(d, v);
+    } else if (msi_enabled(d)) {
+        msi_notify(d, 0);
+    } else {
+        s->busy = busy;
+        return;
+    }
+    s->busy = busy;
+    s->gt[DBB_GT_IRQS][v]++;
+
+    us = dbb_igc_eitr_interval_us(s, v);
+    if (us) {
+        s->eitr_armed[v] = true;
+        timer_mod(s->eitr_timer[v],
+                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + us * SCALE_US);
+    }
+}
+
+/* MSI-X mode: fire the vectors of @bits whose cause is set and enabled. */
+static void dbb_igc_msix_fire(DbbIgcState *s, uint32_t bits)
+{
+    uint32_t pend = bits & dbb_igc_reg(s, IGC_R_EICR) &
+                    dbb_igc_reg(s, IGC_R_EIMS);
+    int v;
+
+    for (v = 0; v < DBB_IGC_MSIX_VECTORS; v++) {
+        if (!(pend & BIT(v))) {
+            continue;
+        }
+        if (s->eitr_armed[v]) {
+            s->eitr_pending[v] = true;
+            s->gt[DBB_GT_IRQ_DEFERRED][v]++;
+            continue;
+        }
+        dbb_igc_send_msg(s, v);
+        if (dbb_igc_reg(s, IGC_R_EIAC) & BIT(v)) {
+            dbb_igc_set_reg(s, IGC_R_EICR,
+                            dbb_igc_reg(s, IGC_R_EICR) & ~BIT(v));
+        }
+        if ((dbb_igc_reg(s, IGC_R_GPIE) & IGC_GPIE_EIAME) &&
+            (dbb_igc_reg(s, IGC_R_EIAM) & BIT(v))) {
+            dbb_igc_set_reg(s, IGC_R_EIMS,
+                            dbb_igc_reg(s, IGC_R_EIMS) & ~BIT(v));
+        }
+    }
+}
+
+static void dbb_igc_set_eicr(DbbIgcState *s, uint32_t bits)
+{
+    bits &= MAKE_64BIT_MASK(0, DBB_IGC_MSIX_VECTORS);
+    dbb_igc_set_reg(s, IGC_R_EICR, dbb_igc_reg(s, IGC_R_EICR) | bits);
+    dbb_igc_msix_fire(s, bits);
+}
+
+/*
+ * Not in MSI-X mode: ICR & IMS drive INTx, or one MSI/MSI-X message per
+ * newly set enabled cause.
+ */
+static void dbb_igc_legacy_update(DbbIgcState *s, uint32_t new_causes)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+    uint32_t icr = dbb_igc_reg(s, IGC_R_ICR) & ~IGC_ICR_INT_ASSERTED;
+    uint32_t pend = icr & dbb_igc_reg(s, IGC_R_IMS);
+
+    if (pend) {
+        icr |= IGC_ICR_INT_ASSERTED;
+    }
+    dbb_igc_set_reg(s, IGC_R_ICR, icr);
+
+    if (dbb_igc_msix_mode(s)) {
+        return;
+    }
+    if (msix_enabled(d) || msi_enabled(d)) {
+        if (pend & new_causes) {
+            if (s->eitr_armed[0]) {
+                s->eitr_pending[0] = true;
+                s->gt[DBB_GT_IRQ_DEFERRED][0]++;
+            } else {
+                dbb_igc_send_msg(s, 0);
+            }
+        }
+        return;
+    }
+    if (!!pend != s->legacy_irq_level) {
+        s->legacy_irq_level = !!pend;
+        pci_set_irq(d, s->legacy_irq_level);
+        if (s->legacy_irq_level) {
+            s->gt[DBB_GT_IRQS][0]++;
+        }
+    }
+}
+
+static void dbb_igc_eitr_expired(void *opaque, int v)
+{
+    DbbIgcState *s = opaque;
+
+    s->eitr_armed[v] = false;
+    if (!s->eitr_pending[v]) {
+        return;
+    }
+    s->eitr_pending[v] = false;
+    if (dbb_igc_msix_mode(s)) {
+        dbb_igc_msix_fire(s, BIT(v));
+    } else if (v == 0) {
+        dbb_igc_legacy_update(s, dbb_igc_reg(s, IGC_R_ICR));
+    }
+}
+
+#define DBB_IGC_EITR_CB(n) \
+    static void dbb_igc_eitr_cb##n(void *opaque) \
+    { \
+        dbb_igc_eitr_expired(opaque, n); \
+    }
+DBB_IGC_EITR_CB(0)
+DBB_IGC_EITR_CB(1)
+DBB_IGC_EITR_CB(2)
+DBB_IGC_EITR_CB(3)
+DBB_IGC_EITR_CB(4)
+
+static QEMUTimerCB *const dbb_igc_eitr_cbs[DBB_IGC_MSIX_VECTORS] = {
+    dbb_igc_eitr_cb0, dbb_igc_eitr_cb1, dbb_igc_eitr_cb2,
+    dbb_igc_eitr_cb3, dbb_igc_eitr_cb4,
+};
+
+/* ICR causes (link change etc.): in MSI-X mode via IVAR_MISC. */
+void dbb_igc_set_icr(DbbIgcState *s, uint32_t causes)
+{
+    dbb_igc_set_reg(s, IGC_R_ICR, dbb_igc_reg(s, IGC_R_ICR) | causes);
+    if (dbb_igc_msix_mode(s)) {
+        uint32_t misc = (dbb_igc_reg(s, IGC_R_IVAR_MISC) >> 8) & 0xFF;
+
+        if ((causes & dbb_igc_reg(s, IGC_R_IMS)) && (misc & IGC_IVAR_VALID)) {
+            dbb_igc_set_eicr(s, BIT(misc & IGC_IVAR_VEC_MASK));
+        }
+        return;
+    }
+    dbb_igc_legacy_update(s, causes);
+}
+
+/* A queue finished work: raise its cause through IVAR (MSI-X mode). */
+void dbb_igc_queue_cause(DbbIgcState *s, int queue, bool tx)
+{
+    if (dbb_igc_msix_mode(s)) {
+        uint32_t ivar = dbb_igc_reg(s, IGC_R_IVAR0(queue >> 1));
+        uint32_t e = (ivar >> ((queue & 1) * 16 + (tx ? 8 : 0))) & 0xFF;
+
+        if (e & IGC_IVAR_VALID) {
+            dbb_igc_set_eicr(s, BIT(e & IGC_IVAR_VEC_MASK));
+        }
+        return;
+    }
+    dbb_igc_set_icr(s, tx ? IGC_ICR_TXDW : IGC_ICR_RXT0);
+}
+
+/* ---- link ------------------------------------------------------------- */
+
+void dbb_igc_update_link(DbbIgcState *s)
+{
+    bool up = !qemu_get_queue(s->nic)->link_down &&
+              !(s->phy[IGC_PHY_BMCR] & IGC_BMCR_PDOWN);
+
+    if (up == s->link_up) {
+        return;
+    }
+    s->link_up = up;
+    dbb_igc_phy_link_changed(s);
+    dbb_igc_set_icr(s, IGC_ICR_LSC);
+}
+
+static void dbb_igc_link_status_changed(NetClientState *nc)
+{
+    dbb_igc_update_link(qemu_get_nic_opaque(nc));
+}
+
+/* ---- reset ------------------------------------------------------------ */
+
+static void dbb_igc_set_mac_regs(DbbIgcState *s)
+{
+    const uint8_t *m = s->conf.macaddr.a;
+
+    dbb_igc_set_reg(s, IGC_R_RAL(0), ldl_le_p(m));
+    dbb_igc_set_reg(s, IGC_R_RAH(0), lduw_le_p(m + 4) | IGC_RAH_AV);
+}
+
+/* Port reset (CTRL.RST, power-on): the MAC side; the PHY keeps its state. */
+static void dbb_igc_mac_reset(DbbIgcState *s)
+{
+    int i;
+
+    memset(s->regs, 0, sizeof(s->regs));
+    for (i = 0; i < DBB_IGC_MSIX_VECTORS; i++) {
+        timer_del(s->eitr_timer[i]);
+        s->eitr_armed[i] = false;
+        s->eitr_pending[i] = false;
+    }
+    if (s->legacy_irq_level) {
+        s->legacy_irq_level = false;
+        pci_set_irq(PCI_DEVICE(s), 0);
+    }
+
+    dbb_igc_set_reg(s, IGC_R_CTRL, IGC_CTRL_FD | IGC_CTRL_SLU);
+    dbb_igc_set_reg(s, IGC_R_EECD, IGC_EECD_PRES | IGC_EECD_AUTO_RD |
+                    (s->nvm_flash ? IGC_EECD_FLASH_DETECTED |
+                                    IGC_EECD_FLUDONE : 0));
+    dbb_igc_set_reg(s, IGC_R_VET, ETH_P_VLAN);
+    dbb_igc_set_reg(s, IGC_R_PHPM, IGC_PHPM_RST_COMPL);
+    dbb_igc_set_reg(s, IGC_R_RXPBS, 0xA2);
+    dbb_igc_set_reg(s, IGC_R_TXPBS, 0x04000014);
+    dbb_igc_set_reg(s, IGC_R_RXCSUM, IGC_RXCSUM_IPOFL | IGC_RXCSUM_TUOFL);
+    dbb_igc_set_reg(s, IGC_R_TCTL, IGC_TCTL_PSP);
+    for (i = 0; i < DBB_IGC_NUM_QUEUES; i++) {
+        dbb_igc_set_reg(s, IGC_R_SRRCTL(i), 2);     /* 2 KiB buffers */
+        s->rxq_ring_err[i] = false;
+    }
+    /* Queue 0 comes out of reset enabled, as on the real part. */
+    dbb_igc_set_reg(s, IGC_R_RXDCTL(0), IGC_XDCTL_ENABLE);
+    dbb_igc_set_reg(s, IGC_R_TXDCTL(0), IGC_XDCTL_ENABLE);
+    dbb_igc_set_mac_regs(s);
+    dbb_igc_tx_reset(s);
+}
+
+static void dbb_igc_qdev_reset(DeviceState *dev)
+{
+    DbbIgcState *s = DBB_IGC(dev);
+
+    dbb_igc_mac_reset(s);
+    dbb_igc_phy_reset(s);
+    s->link_up = !qemu_get_queue(s->nic)->link_down;
+    dbb_igc_phy_link_changed(s);
+}
+
+/* ---- registers -------------------------------------------------------- */
+
+static uint32_t dbb_igc_status(DbbIgcState *s)
+{
+    uint32_t v = 0;
+
+    if (s->link_up) {
+        v |= IGC_STATUS_FD | IGC_STATUS_LU | IGC_STATUS_SPEED_1000 |
+             IGC_STATUS_SPEED_2500;
+    }
+    if (!(dbb_igc_reg(s, IGC_R_CTRL) & IGC_CTRL_GIO_MDIS)) {
+        v |= IGC_STATUS_GIO_MEN;
+    }
+    return v;
+}
+
+static uint32_t dbb_igc_read_reg(DbbIgcState *s, hwaddr off)
+{
+    uint32_t v;
+
+    if (off >= DBB_IGC_REG_SPACE) {
+        return 0;
+    }
+    switch (off) {
+    case IGC_R_STATUS:
+        return dbb_igc_status(s);
+    case IGC_R_ICR:
+        v = dbb_igc_reg(s, IGC_R_ICR);
+        dbb_igc_set_reg(s, IGC_R_ICR, 0);
+        if ((v & IGC_ICR_INT_ASSERTED) && dbb_igc_reg(s, IGC_R_IAM)) {
+            dbb_igc_set_reg(s, IGC_R_IMS, dbb_igc_reg(s, IGC_R_IMS) &
+                            ~dbb_igc_reg(s, IGC_R_IAM));
+        }
+        dbb_igc_legacy_update(s, 0);
+        return v;
+    case IGC_R_ICS:
+    case IGC_R_IMC:
+    case IGC_R_EICS:
+    case IGC_R_EIMC:
+        return 0;
+    case IGC_R_SWSM:
+        return dbb_igc_reg(s, off) & ~IGC_SWSM_SMBI;
+    default:
+        v = dbb_igc_reg(s, off);
+        if (dbb_igc_is_stat(off)) {
+            dbb_igc_set_reg(s, off, 0);
+        }
+        return v;
+    }
+}
+
+/* Writable bits of plain registers (igc's register self-test checks). */
+static uint32_t dbb_igc_write_mask(hwaddr off)
+{
+    if (off >= IGC_R_RAH(0) && off <= IGC_R_RAH(DBB_IGC_RAR_ENTRIES - 1) &&
+        (off & 7) == 4) {
+        return 0x900FFFFF;                  /* AV, QSEL_EN, QSEL, ASEL, addr */
+    }
+    switch (off) {
+    case IGC_R_FCAH:
+    case IGC_R_FCT:
+    case IGC_R_FCTTV:
+        return 0xFFFF;
+    case IGC_R_FCRTH:
+        return 0x3FFF0;
+    case IGC_R_TIPG:
+        return 0x3FFFFFFF;
+    default:
+        return UINT32_MAX;
+    }
+}
+
+/* Ring length registers: 128-byte multiples, low bits read as zero. */
+static uint32_t dbb_igc_ring_len(DbbIgcState *s, const char *reg, int q,
+                                 uint32_t val)
+{
+    val &= DBB_IGC_MAX_RING_BYTES - 1;
+    if (val & 0x7F) {
+        dbb_igc_guest_error(s, "queue %d: %s %u is not a multiple of 128: "
+                            "low bits ignored", q, reg, val);
+    }
+    return val & ~0x7Fu;
+}
+
+static void dbb_igc_write_ctrl(DbbIgcState *s, uint32_t val)
+{
+    if (val & (IGC_CTRL_RST | IGC_CTRL_DEV_RST)) {
+        dbb_igc_mac_reset(s);
+        return;
+    }
+    if ((val & IGC_CTRL_PHY_RST) &&
+        !(dbb_igc_reg(s, IGC_R_CTRL) & IGC_CTRL_PHY_RST)) {
+        dbb_igc_phy_reset(s);
+        dbb_igc_update_link(s);
+        dbb_igc_phy_link_changed(s);
+    }
+    dbb_igc_set_reg(s, IGC_R_CTRL, val);
+}
+
+static int dbb_igc_queue_of(hwaddr off, hwaddr first)
+{
+    if (off < first || off >= first + DBB_IGC_NUM_QUEUES * IGC_Q_STRIDE) {
+        return -1;
+    }
+    return (off - first) / IGC_Q_STRIDE;
+}
+
+static void dbb_igc_write_txq(DbbIgcState *s, int q, hwaddr off, uint32_t val)
+{
+    hwaddr r = off - q * IGC_Q_STRIDE;
+    uint32_t old = dbb_igc_reg(s, off);
+
+    switch (r) {
+    case IGC_R_TDT(0):
+        val &= 0xFFFF;
+        s->gt[DBB_GT_TDT_WRITES][q]++;
+        if (val == old) {
+            s->gt[DBB_GT_TDT_NOOP_WRITES][q]++;
+        }
+        dbb_igc_set_reg(s, off, val);
+        dbb_igc_tx_process(s, q);
+        return;
+    case IGC_R_TDH(0):
+        val &= 0xFFFF;
+        break;
+    case IGC_R_TDBAL(0):
+        val &= ~0x7Fu;
+        break;
+    case IGC_R_TDLEN(0):
+        val = dbb_igc_ring_len(s, "TDLEN", q, val);
+        break;
+    case IGC_R_TXDCTL(0):
+        val &= ~IGC_XDCTL_SWFLUSH;
+        dbb_igc_set_reg(s, off, val);
+        s->txq[q].stopped = false;
+        if (!(val & IGC_XDCTL_ENABLE)) {
+            s->txq[q].in_packet = false;
+            s->txq[q].len = 0;
+        } else if (!(old & IGC_XDCTL_ENABLE)) {
+            dbb_igc_tx_process(s, q);
+        }
+        return;
+    default:
+        break;
+    }
+    /* Any ring (re)programming gives a stopped queue another chance. */
+    s->txq[q].stopped = false;
+    dbb_igc_set_reg(s, off, val);
+}
+
+static void dbb_igc_write_rxq(DbbIgcState *s, int q, hwaddr off, uint32_t val)
+{
+    hwaddr r = off - q * IGC_Q_STRIDE;
+    uint32_t old = dbb_igc_reg(s, off);
+
+    switch (r) {
+    case IGC_R_RDT(0):
+        val &= 0xFFFF;
+        s->gt[DBB_GT_RDT_WRITES][q]++;
+        if (val == old) {
+            s->gt[DBB_GT_RDT_NOOP_WRITES][q]++;
+        }
+        break;
+    case IGC_R_RDH(0):
+        val &= 0xFFFF;
+        break;
+    case IGC_R_RDBAL(0):
+        val &= ~0x7Fu;
+        break;
+    case IGC_R_RDLEN(0):
+        val = dbb_igc_ring_len(s, "RDLEN", q, val);
+        break;
+    case IGC_R_RXDCTL(0):
+        val &= ~IGC_XDCTL_SWFLUSH;
+        break;
+    default:
+        break;
+    }
+    s->rxq_ring_err[q] = false;
+    dbb_igc_set_reg(s, off, val);
+}
+
+static void dbb_igc_write_reg(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    int q, i;
+
+    if (off >= DBB_IGC_REG_SPACE) {
+        return;
+    }
+    q = dbb_igc_queue_of(off, IGC_TXQ_FIRST);
+    if (q >= 0) {
+        dbb_igc_write_txq(s, q, off, val);
+        return;
+    }
+    q = dbb_igc_queue_of(off, IGC_RXQ_FIRST);
+    if (q >= 0) {
+        dbb_igc_write_rxq(s, q, off, val);
+        return;
+    }
+
+    switch (off) {
+    case IGC_R_CTRL:
+        dbb_igc_write_ctrl(s, val);
+        return;
+    case IGC_R_STATUS:
+    case IGC_R_EECD:
+        return;                             /* read-only here */
+    case IGC_R_EERD:
+        dbb_igc_eerd_write(s, val);
+        return;
+    case IGC_R_SRWR:
+        dbb_igc_srwr_write(s, val);
+        return;
+    case IGC_R_MDIC:
+        dbb_igc_mdic_write(s, val);
+        return;
+    case IGC_R_PHPM:
+        dbb_igc_set_reg(s, off, val | IGC_PHPM_RST_COMPL);
+        return;
+    case IGC_R_SWSM:
+        dbb_igc_set_reg(s, off, val & IGC_SWSM_SWESMBI);
+        return;
+    case IGC_R_SW_FW_SYNC:
+        dbb_igc_set_reg(s, off, val & 0xFFFF);   /* no firmware here */
+        return;
+    case IGC_R_TCTL:
+        dbb_igc_set_reg(s, off, val);
+        if (val & IGC_TCTL_EN) {
+            for (i = 0; i < DBB_IGC_NUM_QUEUES; i++) {
+                dbb_igc_tx_process(s, i);
+            }
+        }
+        return;
+    case IGC_R_ICR:
+        dbb_igc_set_reg(s, off, dbb_igc_reg(s, off) & ~val);
+        dbb_igc_legacy_update(s, 0);
+        return;
+    case IGC_R_ICS:
+        dbb_igc_set_icr(s, val & ~IGC_ICR_INT_ASSERTED);
+        return;
+    case IGC_R_IMS:
+        dbb_igc_set_reg(s, IGC_R_IMS, dbb_igc_reg(s, IGC_R_IMS) | val);
+        /* Causes already pending and now enabled fire. */
+        dbb_igc_set_icr(s, dbb_igc_reg(s, IGC_R_ICR) & val &
+                        ~IGC_ICR_INT_ASSERTED);
+        return;
+    case IGC_R_IMC:
+        dbb_igc_set_reg(s, IGC_R_IMS, dbb_igc_reg(s, IGC_R_IMS) & ~val);
+        dbb_igc_legacy_update(s, 0);
+        return;
+    case IGC_R_EICS:
+        if (dbb_igc_msix_mode(s)) {
+            dbb_igc_set_eicr(s, val);
+        } else if (val) {
+            dbb_igc_set_icr(s, IGC_ICR_RXT0);
+        }
+        return;
+    case IGC_R_EIMS:
+        dbb_igc_set_reg(s, off, (dbb_igc_reg(s, off) | val) &
+                        MAKE_64BIT_MASK(0, DBB_IGC_MSIX_VECTORS));
+        if (dbb_igc_msix_mode(s)) {
+            dbb_igc_msix_fire(s, val);
+        }
+        return;
+    case IGC_R_EIMC:
+        dbb_igc_set_reg(s, IGC_R_EIMS, dbb_igc_reg(s, IGC_R_EIMS) & ~val);
+        return;
+    case IGC_R_EICR:
+        dbb_igc_set_reg(s, off, dbb_igc_reg(s, off) & ~val);
+        return;
+    default:
+        break;
+    }
+    if (dbb_igc_is_stat(off) && off < IGC_RXQ_FIRST) {
+        return;                             /* counters: read-only */
+    }
+    dbb_igc_set_reg(s, off, val & dbb_igc_write_mask(off));
+}
+
+static uint64_t dbb_igc_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    DbbIgcState *s = opaque;
+
+    if (s->busy) {
+        dbb_igc_guest_error(s, "device DMA read its own register 0x%"
+                            HWADDR_PRIx ": returns 0", addr);
+        return 0;
+    }
+    if (size == 4 && !(addr & 3)) {
+        return dbb_igc_read_reg(s, addr);
+    }
+    if (size == 8 && !(addr & 7)) {
+        uint64_t lo = dbb_igc_read_reg(s, addr);
+
+        return lo | (uint64_t)dbb_igc_read_reg(s, addr + 4) << 32;
+    }
+    dbb_igc_guest_error(s, "unsupported %u-byte register read at 0x%"
+                        HWADDR_PRIx " (igc registers are 32-bit)", size, addr);
+    return 0;
+}
+
+static void dbb_igc_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                               unsigned size)
+{
+    DbbIgcState *s = opaque;
+
+    if (s->busy) {
+        dbb_igc_guest_error(s, "device DMA wrote its own register 0x%"
+                            HWADDR_PRIx ": ignored", addr);
+        return;
+    }
+    if (size == 4 && !(addr & 3)) {
+        dbb_igc_write_reg(s, addr, val);
+        return;
+    }
+    if (size == 8 && !(addr & 7)) {
+        dbb_igc_write_reg(s, addr, (uint32_t)val);
+        dbb_igc_write_reg(s, addr + 4, val >> 32);
+        return;
+    }
+    dbb_igc_guest_error(s, "unsupported %u-byte register write at 0x%"
+                        HWADDR_PRIx " (ignored)", size, addr);
+}
+
+static const MemoryRegionOps dbb_igc_mmio_ops = {
+    .read = dbb_igc_mmio_read,
+    .write = dbb_igc_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* ---- ground truth: QOM property and vendor-specific capability -------- */
+
+static uint64_t dbb_igc_gt_value(DbbIgcState *s, uint32_t sel)
+{
+    unsigned id = sel & DBB_SEL_ID_MASK;
+    unsigned idx = (sel >> DBB_SEL_INDEX_SHIFT) & DBB_SEL_INDEX_MASK;
+
+    if (id >= DBB_GT_NUM || idx >= dbb_gt_width(id)) {
+        return UINT64_MAX;
+    }
+    return (sel & DBB_SEL_FROM_SNAP) ? s->gt_snap[id][idx] : s->gt[id][idx];
+}
+
+static void dbb_igc_vsec_select(DbbIgcState *s)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+    uint8_t *cap = d->config + s->vsec;
+    uint32_t sel = pci_get_long(cap + DBB_VSEC_SELECTOR);
+    uint64_t v;
+
+    if (sel & DBB_SEL_SNAPSHOT) {
+        memcpy(s->gt_snap, s->gt, sizeof(s->gt));
+    }
+    if (sel & DBB_SEL_RESET) {
+        memset(s->gt, 0, sizeof(s->gt));
+    }
+    v = dbb_igc_gt_value(s, sel);
+    pci_set_long(cap + DBB_VSEC_VALUE_LO, (uint32_t)v);
+    pci_set_long(cap + DBB_VSEC_VALUE_HI, v >> 32);
+}
+
+static void dbb_igc_write_config(PCIDevice *d, uint32_t addr, uint32_t val,
+                                 int len)
+{
+    DbbIgcState *s = DBB_IGC(d);
+
+    pci_default_write_config(d, addr, val, len);
+    if (ranges_overlap(addr, len, s->vsec + DBB_VSEC_SELECTOR, 4)) {
+        dbb_igc_vsec_select(s);
+    }
+}
+
+static void dbb_igc_vsec_init(DbbIgcState *s, Error **errp)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+    uint8_t *cap;
+    int off;
+
+    off = pci_add_capability(d, PCI_CAP_ID_VNDR, DBB_IGC_VSEC_CAP,
+                             DBB_VSEC_LEN, errp);
+    if (off < 0) {
+        return;
+    }
+    s->vsec = off;
+    cap = d->config + off;
+    cap[PCI_CAP_FLAGS] = DBB_VSEC_LEN;
+    cap[DBB_VSEC_VERSION] = 1;
+    pci_set_long(cap + DBB_VSEC_MAGIC, DBB_VSEC_MAGIC_VAL);
+    pci_set_long(cap + DBB_VSEC_INFO, DBB_GT_NUM |
+                 DBB_IGC_NUM_QUEUES << 8 | DBB_IGC_MSIX_VECTORS << 16);
+    pci_set_long(d->wmask + off + DBB_VSEC_SELECTOR, UINT32_MAX);
+}
+
+static void dbb_igc_get_gt(Object *obj, Visitor *v, const char *name,
+                           void *opaque, Error **errp)
+{
+    DbbIgcState *s = DBB_IGC(obj);
+    bool ok;
+    int id;
+    unsigned i;
+
+    if (!visit_start_struct(v, name, NULL, 0, errp)) {
+        return;
+    }
+    for (id = 0; id < DBB_GT_NUM; id++) {
+        if (!visit_start_list(v, dbb_gt_names[id], NULL, 0, errp)) {
+            goto out;
+        }
+        for (i = 0; i < dbb_gt_width(id); i++) {
+            if (!visit_type_uint64(v, NULL, &s->gt[id][i], errp)) {
+                visit_end_list(v, NULL);
+                goto out;
+            }
+        }
+        ok = visit_check_list(v, errp);
+        visit_end_list(v, NULL);
+        if (!ok) {
+            goto out;
+        }
+    }
+    visit_check_struct(v, errp);
+out:
+    visit_end_struct(v, NULL);
+}
+
+static void dbb_igc_set_gt_reset(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    DbbIgcState *s = DBB_IGC(obj);
+    bool reset;
+
+    if (!visit_type_bool(v, name, &reset, errp)) {
+        return;
+    }
+    if (reset) {
+        memset(s->gt, 0, sizeof(s->gt));
+    }
+}
+
+static void dbb_igc_get_gt_reset(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    bool no = false;
+
+    visit_type_bool(v, name, &no, errp);
+}
+
+/* ---- realize ------------------------------------------------------------ */
+
+static NetClientInfo dbb_igc_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .can_receive = dbb_igc_can_receive,
+    .receive = dbb_igc_receive,
+    .link_status_changed = dbb_igc_link_status_changed,
+};
+
+static void dbb_igc_realize(PCIDevice *d, Error **errp)
+{
+    DbbIgcState *s = DBB_IGC(d);
+    bool known = false;
+    uint64_t dsn;
+    size_t i;
+    int ret;
+
+    for (i = 0; i < ARRAY_SIZE(dbb_igc_device_ids); i++) {
+        known |= s->device_id == dbb_igc_device_ids[i];
+    }
+    if (!known) {
+        error_setg(errp, "dbb-igc: device-id 0x%x is not an I225/I226 ID "
+                   "the igc driver knows (e.g. 0x125c I226-V, 0x15f3 "
+                   "I225-V)", s->device_id);
+        return;
+    }
+    pci_config_set_device_id(d->config, s->device_id);
+    /* I226 parts are revision 4, I225 ones revision 3. */
+    pci_config_set_revision(d->config,
+                            (s->device_id & 0xFF00) == 0x1200 ? 4 : 3);
+    pci_set_word(d->config + PCI_SUBSYSTEM_VENDOR_ID, PCI_VENDOR_ID_INTEL);
+    pci_set_word(d->config + PCI_SUBSYSTEM_ID, 0);
+    d->config[PCI_CACHE_LINE_SIZE] = 0x10;
+    d->config[PCI_INTERRUPT_PIN] = 1;
+    d->config_write = dbb_igc_write_config;
+
+    memory_region_init_io(&s->mmio, OBJECT(s), &dbb_igc_mmio_ops, s,
+                          "dbb-igc-mmio", DBB_IGC_MMIO_SIZE);
+    pci_register_bar(d, DBB_IGC_MMIO_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->mmio);
+    memory_region_init(&s->msix, OBJECT(s), "dbb-igc-msix",
+                       DBB_IGC_MSIX_SIZE);
+    pci_register_bar(d, DBB_IGC_MSIX_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->msix);
+
+    if (pci_add_capability(d, PCI_CAP_ID_PM, DBB_IGC_PM_CAP,
+                           PCI_PM_SIZEOF, errp) < 0) {
+        return;
+    }
+    pci_set_word(d->config + DBB_IGC_PM_CAP + PCI_PM_PMC,
+                 PCI_PM_CAP_VER_1_2 | PCI_PM_CAP_DSI);
+    pci_set_word(d->wmask + DBB_IGC_PM_CAP + PCI_PM_CTRL,
+                 PCI_PM_CTRL_STATE_MASK | PCI_PM_CTRL_PME_ENABLE);
+    pci_set_word(d->w1cmask + DBB_IGC_PM_CAP + PCI_PM_CTRL,
+                 PCI_PM_CTRL_PME_STATUS);
+
+    ret = msi_init(d, DBB_IGC_MSI_CAP, 1, true, false, errp);
+    if (ret) {
+        return;
+    }
+    if (s->use_msix) {
+        ret = msix_init(d, DBB_IGC_MSIX_VECTORS, &s->msix, DBB_IGC_MSIX_BAR,
+                        0, &s->msix, DBB_IGC_MSIX_BAR, DBB_IGC_MSIX_PBA,
+                        DBB_IGC_MSIX_CAP, errp);
+        if (ret) {
+            goto err_msi;
+        }
+        for (i = 0; i < DBB_IGC_MSIX_VECTORS; i++) {
+            msix_vector_use(d, i);
+        }
+    }
+    if (pcie_endpoint_cap_init(d, DBB_IGC_PCIE_CAP) < 0) {
+        error_setg(errp, "dbb-igc: cannot add the PCIe capability");
+        goto err_msix;
+    }
+    dbb_igc_vsec_init(s, errp);
+    if (s->vsec == 0) {
+        goto err_pcie;
+    }
+    if (pcie_aer_init(d, PCI_ERR_VER, DBB_IGC_AER_CAP, PCI_ERR_SIZEOF,
+                      errp) < 0) {
+        goto err_pcie;
+    }
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    /* EUI-64 from the MAC address: m0 m1 m2 ff fe m3 m4 m5. */
+    dsn = (uint64_t)s->conf.macaddr.a[0] << 56 |
+          (uint64_t)s->conf.macaddr.a[1] << 48 |
+          (uint64_t)s->conf.macaddr.a[2] << 40 | 0xFFFE000000ULL |
+          (uint64_t)s->conf.macaddr.a[3] << 16 |
+          lduw_be_p(s->conf.macaddr.a + 4);
+    pcie_dev_ser_num_init(d, DBB_IGC_DSN_CAP, dsn);
+
+    for (i = 0; i < DBB_IGC_MSIX_VECTORS; i++) {
+        s->eitr_timer[i] = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                        dbb_igc_eitr_cbs[i], s);
+    }
+    dbb_igc_nvm_init(s, s->conf.macaddr.a);
+    dbb_igc_tx_init(s);
+    dbb_igc_rx_init(s);
+
+    s->nic = qemu_new_nic(&dbb_igc_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)),
+                          DEVICE(d)->id, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    return;
+
+err_pcie:
+    pcie_cap_exit(d);
+err_msix:
+    msix_uninit(d, &s->msix, &s->msix);
+err_msi:
+    msi_uninit(d);
+}
+
+static void dbb_igc_exit(PCIDevice *d)
+{
+    DbbIgcState *s = DBB_IGC(d);
+    int i;
+
+    qemu_del_nic(s->nic);
+    for (i = 0; i < DBB_IGC_MSIX_VECTORS; i++) {
+        timer_free(s->eitr_timer[i]);
+    }
+    dbb_igc_tx_cleanup(s);
+    dbb_igc_rx_cleanup(s);
+    pcie_aer_exit(d);
+    pcie_cap_exit(d);
+    msix_uninit(d, &s->msix, &s->msix);
+    msi_uninit(d);
+}
+
+static void dbb_igc_instance_init(Object *obj)
+{
+    DbbIgcState *s = DBB_IGC(obj);
+
+    device_add_bootindex_property(obj, &s->conf.bootindex, "bootindex",
+                                  "/ethernet-phy@0", DEVICE(obj));
+}
+
+static const VMStateDescription dbb_igc_vmstate = {
+    .name = "dbb-igc",
+    .unmigratable = 1,
+};
+
+static Property dbb_igc_properties[] = {
+    DEFINE_NIC_PROPERTIES(DbbIgcState, conf),
+    DEFINE_PROP_UINT32("device-id", DbbIgcState, device_id, 0x125C),
+    DEFINE_PROP_BOOL("nvm-flash", DbbIgcState, nvm_flash, false),
+    DEFINE_PROP_BOOL("msix", DbbIgcState, use_msix, true),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void dbb_igc_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *c = PCI_DEVICE_CLASS(klass);
+
+    c->realize = dbb_igc_realize;
+    c->exit = dbb_igc_exit;
+    c->vendor_id = PCI_VENDOR_ID_INTEL;
+    c->device_id = 0x125C;
+    c->revision = 4;
+    c->class_id = PCI_CLASS_NETWORK_ETHERNET;
+
+    dc->desc = "Intel I225/I226 2.5GbE (igc) with doorbell ground truth";
+    dc->reset = dbb_igc_qdev_reset;
+    dc->vmsd = &dbb_igc_vmstate;
+    device_class_set_props(dc, dbb_igc_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+
+    object_class_property_add(klass, "ground-truth", "DbbIgcGroundTruth",
+                              dbb_igc_get_gt, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "ground-truth",
+        "Per-queue doorbell, descriptor, frame and per-vector interrupt "
+        "counts seen by the device (see tools/lab/qemu/README.md)");
+    object_class_property_add(klass, "ground-truth-reset", "bool",
+                              dbb_igc_get_gt_reset, dbb_igc_set_gt_reset,
+                              NULL, NULL);
+    object_class_property_set_description(klass, "ground-truth-reset",
+        "Set to true to zero all ground-truth counters");
+}
+
+static const TypeInfo dbb_igc_info = {
+    .name = TYPE_DBB_IGC,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(DbbIgcState),
+    .instance_init = dbb_igc_instance_init,
+    .class_init = dbb_igc_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void dbb_igc_register_types(void)
+{
+    type_register_static(&dbb_igc_info);
+}
+
+type_init(dbb_igc_register_types)

@@ -1,0 +1,204 @@
+/*
+ * dbb-igc: the internal 2.5GBASE-T PHY (MDIC, PHY address 0, clause-45
+ * MMD access through registers 13/14) and the NVM shadow RAM (EERD)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/bswap.h"
+#include "dbb_igc.h"
+#include "dbb_igc_regs.h"
+
+#define DBB_PHY_ID1             0x67C9  /* I225/I226 internal GPY PHY */
+#define DBB_PHY_ID2             0xDC00
+#define DBB_PHY_FW_VERSION      0x0177
+#define DBB_BMCR_DEFAULT        0x1140  /* AN enable, FD, 1000 */
+#define DBB_BMSR_BASE           0x7949  /* 10/100 caps, ext status, AN */
+#define DBB_ANAR_DEFAULT        0x0DE1
+#define DBB_ANLPAR_UP           0xCDE1
+#define DBB_1000T_CTRL_DEFAULT  0x0200
+#define DBB_1000T_STATUS_UP     0x3C00  /* local/remote RX ok, LP 1000 */
+#define DBB_EXT_STATUS          0x3000
+#define DBB_MGBT_CTRL_DEFAULT   0x0080  /* advertise 2.5GBASE-T */
+#define DBB_MGBT_STAT_UP        0x4020  /* LP 2.5G capable, remote ok */
+#define DBB_NVM_CHECKSUM_WORD   0x3F
+#define DBB_NVM_SUM             0xBABA
+
+void dbb_igc_phy_reset(DbbIgcState *s)
+{
+    memset(s->phy, 0, sizeof(s->phy));
+    s->phy[IGC_PHY_BMCR] = DBB_BMCR_DEFAULT;
+    s->phy[IGC_PHY_ID1] = DBB_PHY_ID1;
+    s->phy[IGC_PHY_ID2] = DBB_PHY_ID2;
+    s->phy[IGC_PHY_ANAR] = DBB_ANAR_DEFAULT;
+    s->phy[IGC_PHY_1000T_CTRL] = DBB_1000T_CTRL_DEFAULT;
+    s->phy[IGC_PHY_EXT_STATUS] = DBB_EXT_STATUS;
+    s->phy[IGC_PHY_GPHY_VERSION] = DBB_PHY_FW_VERSION;
+    s->phy_mmd_devad = 0;
+    s->phy_mmd_addr = 0;
+    s->phy_mmd_data = false;
+    s->mmd_an_mgbt_ctrl = DBB_MGBT_CTRL_DEFAULT;
+}
+
+/* Refresh the link-dependent PHY registers from s->link_up. */
+void dbb_igc_phy_link_changed(DbbIgcState *s)
+{
+    bool up = s->link_up;
+
+    s->phy[IGC_PHY_BMSR] = DBB_BMSR_BASE |
+        (up ? IGC_BMSR_LINK | IGC_BMSR_AN_COMPLETE : 0);
+    s->phy[IGC_PHY_ANLPAR] = up ? DBB_ANLPAR_UP : 0;
+    s->phy[IGC_PHY_ANER] = up ? 1 : 0;
+    s->phy[IGC_PHY_1000T_STATUS] = up ? DBB_1000T_STATUS_UP : 0;
+}
+
+static uint16_t dbb_igc_mmd_read(DbbIgcState *s, uint16_t devad,
+                                 uint16_t addr)
+{
+    if (devad == IGC_MMD_AN) {
+        switch (addr) {
+        case IGC_MMD_AN_MGBT_CTRL:
+            return s->mmd_an_mgbt_ctrl;
+        case IGC_MMD_AN_MGBT_STAT:
+            return s->link_up ? DBB_MGBT_STAT_UP : 0;
+        }
+    }
+    return 0;
+}
+
+static void dbb_igc_mmd_write(DbbIgcState *s, uint16_t devad, uint16_t addr,
+                              uint16_t val)
+{
+    if (devad == IGC_MMD_AN && addr == IGC_MMD_AN_MGBT_CTRL) {
+        s->mmd_an_mgbt_ctrl = val;
+    }
+}
+
+static uint16_t dbb_igc_phy_read(DbbIgcState *s, unsigned reg)
+{
+    if (reg == IGC_PHY_MMDAAD) {
+        return s->phy_mmd_data ?
+            dbb_igc_mmd_read(s, s->phy_mmd_devad, s->phy_mmd_addr) :
+            s->phy_mmd_addr;
+    }
+    return s->phy[reg];
+}
+
+static void dbb_igc_phy_write(DbbIgcState *s, unsigned reg, uint16_t val)
+{
+    switch (reg) {
+    case IGC_PHY_BMCR:
+        if (val & IGC_BMCR_RESET) {
+            dbb_igc_phy_reset(s);
+        } else {
+            /* Auto-negotiation "completes" at once: restart self-clears. */
+            s->phy[reg] = val & ~IGC_BMCR_RESTART_AN;
+        }
+        dbb_igc_update_link(s);
+        dbb_igc_phy_link_changed(s);
+        return;
+    case IGC_PHY_BMSR:
+    case IGC_PHY_ID1:
+    case IGC_PHY_ID2:
+    case IGC_PHY_ANLPAR:
+    case IGC_PHY_ANER:
+    case IGC_PHY_1000T_STATUS:
+    case IGC_PHY_EXT_STATUS:
+    case IGC_PHY_GPHY_VERSION:
+        return;                                 /* read-only */
+    case IGC_PHY_MMDAC:
+        s->phy[reg] = val;
+        s->phy_mmd_devad = val & IGC_MMDAC_DEVAD_MASK;
+        s->phy_mmd_data = (val >> IGC_MMDAC_FUNC_SHIFT) != IGC_MMDAC_FUNC_ADDR;
+        return;
+    case IGC_PHY_MMDAAD:
+        if (s->phy_mmd_data) {
+            dbb_igc_mmd_write(s, s->phy_mmd_devad, s->phy_mmd_addr, val);
+        } else {
+            s->phy_mmd_addr = val;
+        }
+        return;
+    default:
+        s->phy[reg] = val;
+        return;
+    }
+}
+
+void dbb_igc_mdic_write(DbbIgcState *s, uint32_t val)
+{
+    unsigned phy = (val >> IGC_MDIC_PHY_SHIFT) & IGC_MDIC_PHY_MASK;
+    unsigned reg = (val >> IGC_MDIC_REG_SHIFT) & IGC_MDIC_REG_MASK;
+    uint32_t op = val & (IGC_MDIC_OP_READ | IGC_MDIC_OP_WRITE);
+
+    val &= ~(IGC_MDIC_READY | IGC_MDIC_ERROR);
+    if (op != IGC_MDIC_OP_READ && op != IGC_MDIC_OP_WRITE) {
+        dbb_igc_guest_error(s, "MDIC 0x%08x: neither a read nor a write",
+                            val);
+        dbb_igc_set_reg(s, IGC_R_MDIC, val | IGC_MDIC_READY | IGC_MDIC_ERROR);
+        return;
+    }
+    if (phy != 0) {
+        /* Only the internal PHY, at address 0, answers. */
+        dbb_igc_set_reg(s, IGC_R_MDIC, val | IGC_MDIC_READY | IGC_MDIC_ERROR);
+        return;
+    }
+    if (op == IGC_MDIC_OP_READ) {
+        val = (val & ~IGC_MDIC_DATA_MASK) | dbb_igc_phy_read(s, reg);
+    } else {
+        dbb_igc_phy_write(s, reg, val & IGC_MDIC_DATA_MASK);
+    }
+    dbb_igc_set_reg(s, IGC_R_MDIC, val | IGC_MDIC_READY);
+}
+
+void dbb_igc_nvm_init(DbbIgcState *s, const uint8_t *mac)
+{
+    uint16_t sum = 0;
+    int i;
+
+    memset(s->nvm, 0, sizeof(s->nvm));
+    for (i = 0; i < 3; i++) {
+        s->nvm[i] = lduw_le_p(mac + 2 * i);
+    }
+    s->nvm[0x0A] = 0x0200;      /* init control 1: valid signature */
+    s->nvm[0x0B] = 0x0000;      /* subsystem ID */
+    s->nvm[0x0C] = 0x8086;      /* subsystem vendor */
+    s->nvm[0x0D] = s->device_id;
+    for (i = 0; i < DBB_NVM_CHECKSUM_WORD; i++) {
+        sum += s->nvm[i];
+    }
+    s->nvm[DBB_NVM_CHECKSUM_WORD] = (uint16_t)(DBB_NVM_SUM - sum);
+}
+
+void dbb_igc_eerd_write(DbbIgcState *s, uint32_t val)
+{
+    uint32_t addr = (val >> IGC_EERD_ADDR_SHIFT) & 0x3FFF;
+    uint16_t data;
+
+    if (!(val & IGC_EERD_START)) {
+        dbb_igc_set_reg(s, IGC_R_EERD, val & ~IGC_EERD_DONE);
+        return;
+    }
+    data = addr < DBB_IGC_NVM_WORDS ? s->nvm[addr] : 0xFFFF;
+    dbb_igc_set_reg(s, IGC_R_EERD, (uint32_t)data << IGC_EERD_DATA_SHIFT |
+                    addr << IGC_EERD_ADDR_SHIFT | IGC_EERD_DONE);
+}
+
+/* Shadow RAM write (only used by igc with a flash part present). */
+void dbb_igc_srwr_write(DbbIgcState *s, uint32_t val)
+{
+    uint32_t addr = (val >> IGC_EERD_ADDR_SHIFT) & 0x3FFF;
+
+    if (!(val & IGC_EERD_START)) {
+        dbb_igc_set_reg(s, IGC_R_SRWR, val & ~IGC_EERD_DONE);
+        return;
+    }
+    if (addr < DBB_IGC_NVM_WORDS) {
+        s->nvm[addr] = val >> IGC_EERD_DATA_SHIFT;
+    } else {
+        dbb_igc_guest_error(s, "NVM write beyond word %u",
+                            DBB_IGC_NVM_WORDS - 1);
+    }
+    dbb_igc_set_reg(s, IGC_R_SRWR, val | IGC_EERD_DONE);
+}

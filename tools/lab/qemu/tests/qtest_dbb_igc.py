@@ -1,0 +1,1212 @@
+#!/usr/bin/env python3
+"""Model-level tests of the dbb-igc QEMU device through the qtest protocol.
+
+No guest kernel: the test plays the driver.  It starts the QEMU built by
+tools/lab/qemu/build.sh with -accel qtest, programs the device through PCI
+config space (0xcf8/0xcfc) and BAR0, puts descriptor rings and buffers in
+guest RAM, exchanges frames with the model through a -netdev dgram
+backend bound to UDP sockets on 127.0.0.1, reads the ground truth over QMP
+(qom-get) and through the vendor-specific capability in config space, and
+checks QEMU's guest-error log.
+
+    tests/qtest_dbb_igc.py [--qemu PATH] [-v]
+
+Prints TAP (ok N name / not ok N name), exits 1 if a test failed, 2 if
+the harness itself could not run.  Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+MAC = bytes.fromhex("525400123456")
+MAC_STR = ":".join("%02x" % b for b in MAC)
+PEER_MAC = bytes.fromhex("02aabbccddee")
+SLOT = 4                                    # -device ...,addr=4
+BAR0 = 0xE0000000
+BAR3 = 0xE0100000
+MSIX_MAILBOX = 0x00F00000                   # MSI-X messages land in RAM
+
+# Registers
+CTRL, STATUS, EECD, MDIC = 0x0, 0x8, 0x10, 0x20
+RCTL, TCTL = 0x100, 0x400
+ICR, ICS, IMS, IMC = 0x1500, 0x1504, 0x1508, 0x150C
+GPIE, EICS, EIMS, EIMC, EIAC, EIAM, EICR = (0x1514, 0x1520, 0x1524, 0x1528,
+                                            0x152C, 0x1530, 0x1580)
+IVAR0, IVAR_MISC = 0x1700, 0x1740
+RXCSUM, RLPML, MTA, MRQC = 0x5000, 0x5004, 0x5200, 0x5818
+MPC, GPRC, GPTC, RNBC, TPR, TPT = 0x4010, 0x4074, 0x4080, 0x40A0, 0x40D0, 0x40D4
+
+
+def EITR(n): return 0x1680 + 4 * n
+def RAL(n): return 0x5400 + 8 * n
+def RAH(n): return 0x5404 + 8 * n
+def RETA(i): return 0x5C00 + 4 * i
+def RSSRK(i): return 0x5C80 + 4 * i
+def RDBAL(q): return 0xC000 + 0x40 * q
+def RDBAH(q): return 0xC004 + 0x40 * q
+def RDLEN(q): return 0xC008 + 0x40 * q
+def SRRCTL(q): return 0xC00C + 0x40 * q
+def RDH(q): return 0xC010 + 0x40 * q
+def RDT(q): return 0xC018 + 0x40 * q
+def RXDCTL(q): return 0xC028 + 0x40 * q
+def RQDPC(q): return 0xC030 + 0x40 * q
+def TDBAL(q): return 0xE000 + 0x40 * q
+def TDBAH(q): return 0xE004 + 0x40 * q
+def TDLEN(q): return 0xE008 + 0x40 * q
+def TDH(q): return 0xE010 + 0x40 * q
+def TDT(q): return 0xE018 + 0x40 * q
+def TXDCTL(q): return 0xE028 + 0x40 * q
+
+
+ENABLE = 1 << 25
+TXD_DATA = (3 << 20) | (1 << 29) | (1 << 25)        # DTYP data, DEXT, IFCS
+TXD_CTXT = (2 << 20) | (1 << 29)
+EOP, RS, TSE = 1 << 24, 1 << 27, 1 << 31
+TXSM, IXSM = 1 << 9, 1 << 8
+
+# Ground-truth counter ids (README.md)
+GT = ["tdt_writes", "tdt_noop_writes", "rdt_writes", "rdt_noop_writes",
+      "tx_desc", "rx_desc", "tx_frames", "rx_frames", "rx_dropped",
+      "tx_packets", "tx_bytes", "rx_bytes", "irqs", "irq_deferred",
+      "rx_filtered", "rx_off_drops", "guest_errors"]
+
+
+class HarnessError(Exception):
+    pass
+
+
+def csum16(data, init=0):
+    if len(data) % 2:
+        data += b"\0"
+    s = init + sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def ip_checksum_ok(ip):
+    ihl = (ip[0] & 0xF) * 4
+    return csum16(ip[:ihl]) == 0xFFFF
+
+
+def l4_checksum_ok(frame, proto):
+    ip = frame[14:]
+    ihl = (ip[0] & 0xF) * 4
+    tot = struct.unpack("!H", ip[2:4])[0]
+    l4 = ip[ihl:tot]
+    pseudo = ip[12:20] + struct.pack("!BBH", 0, proto, len(l4))
+    return csum16(pseudo + l4) == 0xFFFF
+
+
+def pseudo_seed(src, dst, proto, length):
+    """The folded, uncomplemented pseudo-header sum Linux leaves (PARTIAL)."""
+    return csum16(src + dst + struct.pack("!BBH", 0, proto, length))
+
+
+def toeplitz(key, data):
+    key_int = int.from_bytes(key, "big")
+    klen = len(key) * 8
+    result = 0
+    for i in range(len(data) * 8):
+        if data[i // 8] & (0x80 >> (i % 8)):
+            result ^= (key_int >> (klen - 32 - i)) & 0xFFFFFFFF
+    return result
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def l4_checksum6_ok(frame, proto):
+    ip = frame[14:]
+    plen = struct.unpack("!H", ip[4:6])[0]
+    l4 = ip[40:40 + plen]
+    pseudo = ip[8:40] + struct.pack("!IxxxB", len(l4), proto)
+    return csum16(pseudo + l4) == 0xFFFF
+
+
+def eth(dst, src, ethertype, payload):
+    return dst + src + struct.pack("!H", ethertype) + payload
+
+
+def ipv4(src, dst, proto, payload, ident=1):
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), ident,
+                      0x4000, 64, proto, 0, src, dst)
+    c = 0xFFFF - csum16(hdr)
+    return hdr[:10] + struct.pack("!H", c) + hdr[12:] + payload
+
+
+def udp(sport, dport, payload, src=None, dst=None):
+    length = 8 + len(payload)
+    c = 0
+    if src is not None:
+        c = 0xFFFF - csum16(struct.pack("!HHHH", sport, dport, length, 0) +
+                            payload, pseudo_seed(src, dst, 17, length))
+        c = c or 0xFFFF
+    return struct.pack("!HHHH", sport, dport, length, c) + payload
+
+
+class QEMU:
+    def __init__(self, qemu, tmp, extra_dev="", verbose=False):
+        self.verbose = verbose
+        self.tmp = tmp
+        self.log = os.path.join(tmp, "qemu.log")
+        self.stderr = os.path.join(tmp, "qemu.stderr")
+        qtest_path = os.path.join(tmp, "qtest.sock")
+        qmp_path = os.path.join(tmp, "qmp.sock")
+        for p in (qtest_path, qmp_path, self.log):
+            if os.path.exists(p):
+                os.unlink(p)
+
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.udp.settimeout(2)
+        peer_port = self.udp.getsockname()[1]
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        probe.bind(("127.0.0.1", 0))
+        self.qemu_port = probe.getsockname()[1]
+        probe.close()
+
+        lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        lsock.bind(qtest_path)
+        lsock.listen(1)
+        cmd = [qemu, "-machine", "q35", "-accel", "qtest", "-m", "256M",
+               "-display", "none", "-nodefaults", "-L", "/usr/share/seabios",
+               "-L", "/usr/share/qemu",
+               "-qtest", "unix:" + qtest_path,
+               "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
+               "-d", "guest_errors", "-D", self.log,
+               "-netdev", "dgram,id=n0,local.type=inet,local.host=127.0.0.1,"
+               "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
+               "remote.port=%d" % (self.qemu_port, peer_port),
+               "-device", "dbb-igc,id=nic0,netdev=n0,addr=%d,mac=%s%s"
+               % (SLOT, MAC_STR, extra_dev)]
+        if verbose:
+            print("# " + " ".join(cmd), file=sys.stderr)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                     stdout=open(self.stderr, "w"),
+                                     stderr=subprocess.STDOUT)
+        lsock.settimeout(20)
+        try:
+            self.sock, _ = lsock.accept()
+        except socket.timeout:
+            raise HarnessError("QEMU did not connect to the qtest socket; "
+                               "see " + self.stderr + ": " +
+                               open(self.stderr).read()[-500:])
+        lsock.close()
+        self.sock.settimeout(20)
+        self.rfile = self.sock.makefile("r")
+
+        deadline = time.time() + 20
+        while not os.path.exists(qmp_path):
+            if time.time() > deadline or self.proc.poll() is not None:
+                raise HarnessError("no QMP socket")
+            time.sleep(0.05)
+        self.qmp = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.qmp.connect(qmp_path)
+        self.qmp.settimeout(20)
+        self.qmp_file = self.qmp.makefile("r")
+        json.loads(self.qmp_file.readline())                # greeting
+        self.qmp_cmd("qmp_capabilities")
+
+    # -- qtest protocol
+    def cmd(self, line):
+        if self.verbose:
+            print("# > " + line, file=sys.stderr)
+        self.sock.sendall((line + "\n").encode())
+        while True:
+            resp = self.rfile.readline()
+            if not resp:
+                raise HarnessError("QEMU closed the qtest socket (crashed?) "
+                                   "after: " + line)
+            resp = resp.strip()
+            if resp.startswith("IRQ"):
+                continue
+            break
+        if self.verbose:
+            print("# < " + resp, file=sys.stderr)
+        if not resp.startswith("OK"):
+            raise HarnessError("qtest: %s -> %s" % (line, resp))
+        return resp[3:].strip()
+
+    def readl(self, off, base=BAR0):
+        return int(self.cmd("readl 0x%x" % (base + off)), 16)
+
+    def writel(self, off, val, base=BAR0):
+        self.cmd("writel 0x%x 0x%x" % (base + off, val & 0xFFFFFFFF))
+
+    def writeb(self, off, val, base=BAR0):
+        self.cmd("writeb 0x%x 0x%x" % (base + off, val & 0xFF))
+
+    def mem_write(self, addr, data):
+        self.cmd("write 0x%x %d 0x%s" % (addr, len(data), data.hex()))
+
+    def mem_read(self, addr, n):
+        return bytes.fromhex(self.cmd("read 0x%x %d" % (addr, n))[2:])
+
+    def clock_step(self, ns):
+        self.cmd("clock_step %d" % ns)
+
+    def cfg_addr(self, off):
+        return 0x80000000 | (SLOT << 11) | (off & 0xFC)
+
+    def cfg_read32(self, off):
+        self.cmd("outl 0xcf8 0x%x" % self.cfg_addr(off))
+        return int(self.cmd("inl 0xcfc"), 16)
+
+    def cfg_write32(self, off, val):
+        self.cmd("outl 0xcf8 0x%x" % self.cfg_addr(off))
+        self.cmd("outl 0xcfc 0x%x" % val)
+
+    def cfg_read16(self, off):
+        self.cmd("outl 0xcf8 0x%x" % self.cfg_addr(off))
+        return int(self.cmd("inw 0x%x" % (0xcfc + (off & 2))), 16)
+
+    def cfg_write16(self, off, val):
+        self.cmd("outl 0xcf8 0x%x" % self.cfg_addr(off))
+        self.cmd("outw 0x%x 0x%x" % (0xcfc + (off & 2), val))
+
+    # -- QMP
+    def qmp_cmd(self, command, **args):
+        msg = {"execute": command}
+        if args:
+            msg["arguments"] = args
+        self.qmp.sendall(json.dumps(msg).encode() + b"\n")
+        while True:
+            resp = json.loads(self.qmp_file.readline())
+            if "event" in resp:
+                continue
+            if "error" in resp:
+                raise HarnessError("QMP %s: %s" % (command, resp["error"]))
+            return resp["return"]
+
+    def truth(self):
+        return self.qmp_cmd("qom-get", path="/machine/peripheral/nic0",
+                            property="ground-truth")
+
+    # -- frames
+    def send_frame(self, frame):
+        self.udp.sendto(frame, ("127.0.0.1", self.qemu_port))
+
+    def recv_frame(self, timeout=2):
+        self.udp.settimeout(timeout)
+        try:
+            return self.udp.recv(70000)
+        except socket.timeout:
+            return None
+
+    def drain(self):
+        while self.recv_frame(0.05) is not None:
+            pass
+
+    def alive(self):
+        return self.proc.poll() is None and self.readl(STATUS) is not None
+
+    def quit(self):
+        try:
+            self.qmp_cmd("quit")
+        except Exception:
+            pass
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.udp.close()
+
+    def log_text(self):
+        try:
+            return open(self.log).read()
+        except OSError:
+            return ""
+
+
+class Device:
+    """The driver's side: PCI setup and helpers for rings."""
+
+    RAM_TX_RING = 0x100000
+    RAM_TX_BUF = 0x110000
+    RAM_RX_RING = 0x200000
+    RAM_RX_BUF = 0x210000
+
+    def __init__(self, q):
+        self.q = q
+
+    def pci_setup(self):
+        q = self.q
+        q.cfg_write32(0x10, BAR0)
+        q.cfg_write32(0x1C, BAR3)
+        q.cfg_write16(0x04, 0x0006)             # memory space, bus master
+
+    def find_cap(self, cap_id):
+        off = self.q.cfg_read32(0x34) & 0xFC
+        for _ in range(48):
+            if not off:
+                return None
+            dw = self.q.cfg_read32(off)
+            if dw & 0xFF == cap_id:
+                return off
+            off = (dw >> 8) & 0xFC
+        return None
+
+    def msix_setup(self):
+        q = self.q
+        cap = self.find_cap(0x11)
+        for v in range(5):
+            q.writel(16 * v + 0, MSIX_MAILBOX + 4 * v, base=BAR3)
+            q.writel(16 * v + 4, 0, base=BAR3)
+            q.writel(16 * v + 8, 0x100 + v, base=BAR3)
+            q.writel(16 * v + 12, 0, base=BAR3)     # unmasked
+        q.mem_write(MSIX_MAILBOX, bytes(20))
+        q.cfg_write16(cap + 2, 0x8000 | q.cfg_read16(cap + 2))
+        # igc's configuration: vector 0 other causes, 1..4 queue pairs
+        q.writel(GPIE, (1 << 4) | (1 << 31) | (1 << 30) | 1)
+        q.writel(IVAR_MISC, (0 | 0x80) << 8)
+        for i in range(2):
+            val = 0
+            for half in range(2):
+                vec = 1 + 2 * i + half
+                val |= ((vec | 0x80) | ((vec | 0x80) << 8)) << (16 * half)
+            q.writel(IVAR0 + 4 * i, val)
+        q.writel(EIAC, 0x1F)
+        q.writel(EIAM, 0x1F)
+        q.writel(EIMS, 0x1F)
+        q.writel(IMS, 1 << 2)                       # LSC
+
+    def mailbox(self, v):
+        return struct.unpack("<I", self.q.mem_read(MSIX_MAILBOX + 4 * v,
+                                                   4))[0]
+
+    def clear_mailbox(self):
+        self.q.mem_write(MSIX_MAILBOX, bytes(20))
+
+    def tx_setup(self, qn=0, ndesc=8, base=None):
+        q = self.q
+        base = self.RAM_TX_RING + qn * 0x1000 if base is None else base
+        q.writel(TXDCTL(qn), 0)
+        q.writel(TDLEN(qn), ndesc * 16)
+        q.writel(TDBAL(qn), base & 0xFFFFFFFF)
+        q.writel(TDBAH(qn), base >> 32)
+        q.writel(TDH(qn), 0)
+        q.writel(TDT(qn), 0)
+        q.writel(TXDCTL(qn), ENABLE)
+        q.writel(TCTL, (1 << 1) | (1 << 3) | (15 << 4))
+        if base < (1 << 32):
+            q.mem_write(base, bytes(16 * ndesc))
+        self.tx_base = base
+        self.tx_ndesc = ndesc
+        self.tx_tail = 0
+
+    def tx_put(self, qn, descs):
+        """Write descriptors (16-byte bytes objects) at the tail."""
+        for d in descs:
+            self.q.mem_write(self.tx_base + 16 * self.tx_tail, d)
+            self.tx_tail = (self.tx_tail + 1) % self.tx_ndesc
+
+    def data_desc(self, addr, length, cmd=EOP | RS, olinfo=None):
+        if olinfo is None:
+            olinfo = length << 14
+        return struct.pack("<QII", addr, TXD_DATA | cmd | length, olinfo)
+
+    def ctx_desc(self, maclen, iplen, l4t, ipv4=True, l4len=0, mss=0,
+                 vlan=0):
+        vml = iplen | (maclen << 9) | (vlan << 16)
+        tucmd = TXD_CTXT | (l4t << 11) | ((1 << 10) if ipv4 else 0)
+        return struct.pack("<IIII", vml, 0, tucmd, (l4len << 8) | (mss << 16))
+
+    def rx_setup(self, qn=0, ndesc=8, bufsize_kb=2):
+        q = self.q
+        base = self.RAM_RX_RING + qn * 0x1000
+        self.rx_base = base
+        self.rx_ndesc = ndesc
+        q.writel(RXDCTL(qn), 0)
+        q.writel(RDBAL(qn), base)
+        q.writel(RDBAH(qn), 0)
+        q.writel(RDLEN(qn), ndesc * 16)
+        q.writel(RDH(qn), 0)
+        q.writel(RDT(qn), 0)
+        q.writel(SRRCTL(qn), bufsize_kb | (1 << 25))
+        self.rx_refill(qn, range(ndesc))
+        q.writel(RXDCTL(qn), ENABLE)
+
+    def rx_buf(self, qn, i):
+        return self.RAM_RX_BUF + qn * 0x40000 + i * 0x4000
+
+    def rx_refill(self, qn, idxs):
+        for i in idxs:
+            self.q.mem_write(self.RAM_RX_RING + qn * 0x1000 + 16 * i,
+                             struct.pack("<QQ", self.rx_buf(qn, i), 0))
+
+    def rx_desc(self, qn, i):
+        raw = self.q.mem_read(self.RAM_RX_RING + qn * 0x1000 + 16 * i, 16)
+        dw0, hsh, staterr, lenvlan = struct.unpack("<IIII", raw)
+        return {"rss_type": dw0 & 0xF, "hash": hsh, "status": staterr,
+                "len": lenvlan & 0xFFFF, "vlan": lenvlan >> 16}
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, name, fn):
+        self.n += 1
+        try:
+            fn()
+            print("ok %d %s" % (self.n, name))
+        except HarnessError:
+            raise
+        except Exception as e:
+            self.failed += 1
+            print("not ok %d %s" % (self.n, name))
+            for line in traceback.format_exc().splitlines():
+                print("# " + line)
+            del e
+        sys.stdout.flush()
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def wait_for(fn, what, timeout=3):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if fn():
+            return
+        time.sleep(0.01)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def run_tests(qemu_bin, verbose):
+    tap = Tap()
+    tmp = tempfile.mkdtemp(prefix="qtest-dbb-igc.")
+    q = QEMU(qemu_bin, tmp, verbose=verbose)
+    d = Device(q)
+    try:
+        run_main(tap, q, d)
+    finally:
+        q.quit()
+    log = q.log_text()
+
+    def t_log():
+        for needle in ("TDH 0 / TDT 9 beyond the ring",
+                       "TX descriptor fetch: DMA read",
+                       "TDLEN 0 (zero-length ring)",
+                       "RDLEN 100 is not a multiple of 128",
+                       "zero-length RX ring",
+                       "unsupported 1-byte register write",
+                       "TSO with bogus headers"):
+            expect(needle in log, "guest-error log lacks %r; log:\n%s"
+                   % (needle, log[-3000:]))
+    tap.check("guest errors are named in the -d guest_errors log", t_log)
+
+    def t_exit():
+        expect(q.proc.returncode == 0, "QEMU exit status %s; stderr: %s"
+               % (q.proc.returncode, open(q.stderr).read()[-2000:]))
+    tap.check("QEMU exits cleanly on quit", t_exit)
+
+    # A fresh instance for a seeded random walk over registers, rings and
+    # frames: QEMU must survive whatever the "guest" does.
+    q3 = QEMU(qemu_bin, tempfile.mkdtemp(prefix="qtest-dbb-igc."))
+    try:
+        tap.check("fuzz: %d random register writes, descriptors and frames "
+                  "(seed %d): QEMU stays up" % (FUZZ["ops"], FUZZ["seed"]),
+                  lambda: fuzz(q3, Device(q3)))
+    finally:
+        q3.quit()
+
+    # A second instance for an alternative device ID.
+    q2 = QEMU(qemu_bin, tempfile.mkdtemp(prefix="qtest-dbb-igc."),
+              extra_dev=",device-id=0x15f3,nvm-flash=on")
+    try:
+        def t_devid():
+            expect(q2.cfg_read32(0) == 0x15F38086,
+                   "ID %08x" % q2.cfg_read32(0))
+        tap.check("device-id property selects another I225/I226 ID",
+                  t_devid)
+
+        def t_nvm():
+            Device(q2).pci_setup()
+            expect(q2.readl(EECD) & (1 << 19), "FLASH_DETECTED not set")
+            words = []
+            for a in range(64):
+                q2.writel(0x12014, (a << 2) | 1)
+                v = q2.readl(0x12014)
+                expect(v & 2, "EERD not DONE")
+                words.append(v >> 16)
+            expect(sum(words) & 0xFFFF == 0xBABA, "NVM checksum %04x"
+                   % (sum(words) & 0xFFFF))
+            expect(struct.pack("<3H", *words[:3]) == MAC, "NVM MAC")
+        tap.check("nvm-flash=on: EERD reads an NVM whose words sum to "
+                  "0xBABA, MAC in words 0-2", t_nvm)
+    finally:
+        q2.quit()
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("1..%d" % tap.n)
+    return tap.failed
+
+
+FUZZ = {"ops": 3000, "seed": 1}
+
+
+def fuzz(q, d):
+    import random
+    rnd = random.Random(FUZZ["seed"])
+    d.pci_setup()
+    d.msix_setup()
+    for qn in range(4):
+        d.tx_setup(qn)
+        d.rx_setup(qn)
+    q.writel(RCTL, (1 << 1) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 15))
+    q.writel(MRQC, 2 | (0xFF << 16))
+    q.writel(CTRL, 1 << 30)
+    q.writel(RXCSUM, 0x300 | (1 << 13))
+    queue_regs = [0x0, 0x4, 0x8, 0xC, 0x10, 0x18, 0x28]
+    misc_regs = [CTRL, RCTL, TCTL, ICS, IMS, IMC, GPIE, EICS, EIMS, EIMC,
+                 EIAC, EIAM, EITR(0), EITR(1), IVAR0, IVAR0 + 4, IVAR_MISC,
+                 MRQC, RXCSUM, RLPML, MDIC, 0x12014, 0x12018, 0x5B50,
+                 0x5B5C, 0xE14, RAH(0), MTA, RETA(0)]
+    ethertypes = [0x0800, 0x86DD, 0x8100, 0x0806, 0x88CC]
+    for i in range(FUZZ["ops"]):
+        op = rnd.random()
+        if op < 0.35:
+            qn = rnd.randrange(4)
+            base = rnd.choice([0xC000, 0xE000]) + 0x40 * qn
+            off = rnd.choice(queue_regs)
+            val = rnd.choice([0, 1, 7, 8, 0x7F, 0x80, 0x1000, 0xFFFF,
+                              0xFFFFFFFF, rnd.getrandbits(32),
+                              ENABLE, 0x100000, 0x200000])
+            if off in (0x10, 0x18):
+                val = rnd.choice([rnd.randrange(16), val])
+            q.writel(base + off, val)
+        elif op < 0.45:
+            q.writel(rnd.choice(misc_regs) & ~0x3,
+                     rnd.choice([rnd.getrandbits(32), 0, 0xFFFFFFFF]))
+        elif op < 0.7:
+            # random descriptors, often plausible, into a ring
+            qn = rnd.randrange(4)
+            ring = rnd.choice([d.RAM_TX_RING, d.RAM_RX_RING]) + 0x1000 * qn
+            idx = rnd.randrange(8)
+            addr = rnd.choice([d.RAM_TX_BUF, 0xFFFFFFFFF000, 0,
+                               BAR0, rnd.getrandbits(34)])
+            cmd = rnd.choice([TXD_DATA | EOP | RS, TXD_CTXT, TXD_DATA | TSE,
+                              TXD_DATA | TSE | EOP | RS | (1 << 30),
+                              rnd.getrandbits(32)])
+            length = rnd.choice([0, 1, 14, 60, 1514, 0xFFFF,
+                                 rnd.randrange(0x10000)])
+            olinfo = rnd.getrandbits(32)
+            if cmd & (1 << 29) and (cmd >> 20) & 0xF == 2:
+                desc = struct.pack("<IIII", rnd.getrandbits(32), 0,
+                                   cmd, rnd.getrandbits(32))
+            else:
+                desc = struct.pack("<QII", addr, (cmd & ~0xFFFF) | length,
+                                   olinfo)
+            q.mem_write(ring + 16 * idx, desc)
+            q.mem_write(d.RAM_TX_BUF, bytes(rnd.getrandbits(8)
+                                            for _ in range(128)))
+        elif op < 0.85:
+            et = rnd.choice(ethertypes)
+            body = bytes(rnd.getrandbits(8)
+                         for _ in range(rnd.choice([0, 10, 46, 200, 1500])))
+            if et == 0x0800 and rnd.random() < 0.5:
+                body = ipv4(b"\x0a\0\0\2", b"\x0a\0\0\1",
+                            rnd.choice([6, 17, 132]), body)
+            dst = rnd.choice([MAC, b"\xff" * 6, b"\x01\0\x5e\0\0\1"])
+            q.send_frame(eth(dst, PEER_MAC, et, body))
+        elif op < 0.88:
+            q.writel(TDT(rnd.randrange(4)), rnd.randrange(9))
+        elif op < 0.93:
+            # a plausible TSO/checksum packet with random context fields
+            qn = rnd.randrange(4)
+            d.tx_setup(qn)
+            q.writel(TCTL, 2 | 8)
+            hdr = ipv4(b"\x0a\0\0\1", b"\x0a\0\0\2",
+                       rnd.choice([6, 17]), bytes(rnd.randrange(20, 3000)))
+            f = eth(PEER_MAC, MAC, rnd.choice([0x0800, 0x86DD]), hdr)
+            q.mem_write(d.RAM_TX_BUF, f)
+            ctx = d.ctx_desc(rnd.choice([14, 0, 127, rnd.randrange(128)]),
+                             rnd.choice([20, 40, 0, rnd.randrange(512)]),
+                             rnd.randrange(4), ipv4=rnd.random() < 0.7,
+                             l4len=rnd.choice([20, 8, 0, rnd.randrange(256)]),
+                             mss=rnd.choice([0, 1, 15, 16, 536, 1448,
+                                             0xFFFF]))
+            cut = rnd.randrange(1, len(f))
+            cmd = rnd.choice([TSE, 0]) | (rnd.random() < 0.3) << 30
+            olinfo = (rnd.randrange(1 << 18) << 14) | \
+                rnd.choice([0, TXSM, IXSM, TXSM | IXSM])
+            d.tx_put(qn, [ctx, d.data_desc(d.RAM_TX_BUF, cut, cmd=cmd,
+                                           olinfo=olinfo),
+                          d.data_desc(d.RAM_TX_BUF + cut, len(f) - cut,
+                                      cmd=cmd | EOP | RS, olinfo=olinfo)])
+            q.writel(TDT(qn), d.tx_tail)
+        elif op < 0.96:
+            # back to a working RX setup so frames flow again
+            qn = rnd.randrange(4)
+            q.writel(RCTL, (1 << 1) | (1 << 3) | (1 << 5) | (1 << 15) |
+                     rnd.choice([0, 1 << 26]))
+            d.rx_setup(qn, bufsize_kb=rnd.choice([1, 2, 16]))
+            q.writel(RDT(qn), 7)
+        else:
+            q.clock_step(rnd.randrange(1, 2000000))
+        if i % 500 == 0:
+            expect(q.alive(), "QEMU died at op %d" % i)
+    time.sleep(0.2)
+    expect(q.alive(), "QEMU died")
+    q.drain()
+    gt = q.truth()
+    print("# fuzz: guest_errors %d tx_desc %d rx_frames %d rx_dropped %d "
+          "irqs %d" % (gt["guest_errors"][0], sum(gt["tx_desc"]),
+                       sum(gt["rx_frames"]), sum(gt["rx_dropped"]),
+                       sum(gt["irqs"])))
+
+
+def run_main(tap, q, d):
+    def t_ids():
+        expect(q.cfg_read32(0) == 0x125C8086, "vendor/device %08x"
+               % q.cfg_read32(0))
+        expect((q.cfg_read32(8) >> 8) == 0x020000, "class")
+        d.pci_setup()
+        expect(q.cfg_read32(0x10) & ~0xF == BAR0, "BAR0")
+    tap.check("PCI 8086:125c, Ethernet class, BAR0 mapped", t_ids)
+
+    def t_caps():
+        for cap in (0x01, 0x05, 0x10, 0x11, 0x09):
+            expect(d.find_cap(cap) is not None, "capability %#x missing" % cap)
+        msix = d.find_cap(0x11)
+        expect(q.cfg_read16(msix + 2) & 0x7FF == 4, "MSI-X table size")
+        expect(q.cfg_read32(msix + 4) == 3, "MSI-X table BIR 3 offset 0")
+        expect(q.cfg_read32(msix + 8) == 0x2003, "MSI-X PBA at BAR3+0x2000")
+        vsec = d.find_cap(0x09)
+        expect(q.cfg_read32(vsec + 4) == 0x54424244, "VSEC magic")
+    tap.check("capabilities: PM, MSI, PCIe, MSI-X(5, BAR3, PBA 0x2000), "
+              "VSEC", t_caps)
+
+    def t_reset():
+        q.writel(CTRL, q.readl(CTRL) | (1 << 26))
+        expect(not q.readl(CTRL) & (1 << 26), "CTRL.RST did not self-clear")
+        expect(q.readl(EECD) & (1 << 9), "EECD.AUTO_RD")
+        expect(not q.readl(EECD) & (1 << 19), "EECD.FLASH_DETECTED set")
+        ral, rah = q.readl(RAL(0)), q.readl(RAH(0))
+        expect(struct.pack("<IH", ral, rah & 0xFFFF) == MAC,
+               "RAL0/RAH0 %08x/%08x" % (ral, rah))
+        expect(rah & (1 << 31), "RAH0.AV")
+    tap.check("CTRL.RST self-clears; MAC in RAL0/RAH0 with AV", t_reset)
+
+    def t_status():
+        st = q.readl(STATUS)
+        want = 1 | 2 | (1 << 7) | (1 << 22) | (1 << 19)
+        expect(st & want == want, "STATUS %08x" % st)
+        q.writel(CTRL, q.readl(CTRL) | 4)
+        expect(not q.readl(STATUS) & (1 << 19), "GIO master still enabled")
+        q.writel(CTRL, q.readl(CTRL) & ~4)
+        expect(q.readl(STATUS) & (1 << 19), "GIO master not re-enabled")
+    tap.check("STATUS: link up, full duplex, 2500 Mb/s; GIO master "
+              "disable", t_status)
+
+    def mdic(op, reg, data=0, phy=0):
+        q.writel(MDIC, data | (reg << 16) | (phy << 21) | op)
+        v = q.readl(MDIC)
+        expect(v & (1 << 28), "MDIC not READY: %08x" % v)
+        return v
+
+    def t_mdic():
+        v = mdic(1 << 27, 2)
+        expect(v & 0xFFFF == 0x67C9 and not v & (1 << 30), "PHY ID1 %08x" % v)
+        v = mdic(1 << 27, 1)
+        expect(v & 0x24 == 0x24, "BMSR link/AN complete %04x" % (v & 0xFFFF))
+        v = mdic(1 << 27, 2, phy=1)
+        expect(v & (1 << 30), "PHY address 1 answered")
+        mdic(1 << 26, 13, 7)
+        mdic(1 << 26, 14, 0x20)
+        mdic(1 << 26, 13, 0x4007)
+        v = mdic(1 << 27, 14)
+        expect(v & 0xFFFF == 0x80, "MMD 7.0x20 %04x" % (v & 0xFFFF))
+        expect(q.readl(0xE14) & (1 << 8), "PHPM reset complete")
+        q.writel(0x5B50, 0)
+        expect(q.readl(0x5B50) & 1 == 0, "SWSM.SMBI")
+        q.writel(0x5B50, 2)
+        expect(q.readl(0x5B50) & 2, "SWSM.SWESMBI does not latch")
+    tap.check("MDIC PHY at address 0 (ID, BMSR, MMD 7.0x20), semaphores",
+              t_mdic)
+
+    d.msix_setup()
+
+    frame = eth(PEER_MAC, MAC, 0x0800,
+                ipv4(b"\x0a\0\0\1", b"\x0a\0\0\2", 17,
+                     udp(1000, 2000, b"hello, wire" * 2,
+                         b"\x0a\0\0\1", b"\x0a\0\0\2")))
+
+    def t_tx():
+        d.tx_setup(0)
+        q.mem_write(d.RAM_TX_BUF, frame)
+        d.tx_put(0, [d.data_desc(d.RAM_TX_BUF, len(frame))])
+        q.writel(TDT(0), d.tx_tail)
+        got = q.recv_frame()
+        expect(got == frame, "frame on the wire: %r" % got)
+        wb = q.mem_read(d.tx_base + 12, 4)
+        expect(wb[0] & 1, "DD not written back")
+        expect(q.readl(TDH(0)) == 1, "TDH")
+        gt = q.truth()
+        expect(gt["tdt_writes"][0] == 2, "tdt_writes %s (setup wrote 0)"
+               % gt["tdt_writes"])
+        expect(gt["tdt_noop_writes"][0] == 1, "noop %s (setup's TDT=0 is a "
+               "no-op)" % gt["tdt_noop_writes"])
+        expect(gt["tx_desc"][0] == 1 and gt["tx_frames"][0] == 1
+               and gt["tx_packets"][0] == 1, "tx counters %s" % gt)
+        expect(q.readl(GPTC) == 1 and q.readl(GPTC) == 0,
+               "GPTC not 1 then 0 (clear on read)")
+    tap.check("TX: one packet, DD written back, frame on the netdev, "
+              "TDT counted", t_tx)
+
+    def t_tx_irq():
+        expect(d.mailbox(1) == 0x101, "no MSI-X message on vector 1: %x"
+               % d.mailbox(1))
+        gt = q.truth()
+        expect(gt["irqs"][1] == 1, "irqs %s" % gt["irqs"])
+        expect(not q.readl(EIMS) & 2, "EIAM did not auto-mask vector 1")
+        q.writel(EIMS, 2)
+    tap.check("TX completion raises MSI-X vector 1 (IVAR), auto-masked",
+              t_tx_irq)
+
+    def t_noop():
+        before = q.truth()
+        q.writel(TDT(0), d.tx_tail)
+        q.writel(TDT(0), d.tx_tail)
+        gt = q.truth()
+        expect(gt["tdt_writes"][0] - before["tdt_writes"][0] == 2, "writes")
+        expect(gt["tdt_noop_writes"][0] -
+               before["tdt_noop_writes"][0] == 2, "no-op writes")
+        expect(gt["tx_frames"][0] == before["tx_frames"][0], "frame sent")
+        expect(q.recv_frame(0.2) is None, "a no-op doorbell sent a frame")
+    tap.check("repeated TDT write of the same value counts as a no-op "
+              "write", t_noop)
+
+    def t_csum():
+        src, dst = b"\x0a\0\0\1", b"\x0a\0\0\2"
+        payload = b"checksum me" * 5
+        u = bytearray(udp(1234, 5678, payload))
+        struct.pack_into("!H", u, 6, pseudo_seed(src, dst, 17, len(u)))
+        f = eth(PEER_MAC, MAC, 0x0800, ipv4(src, dst, 17, bytes(u)))
+        q.mem_write(d.RAM_TX_BUF, f)
+        d.tx_put(0, [d.ctx_desc(14, 20, 0),
+                     d.data_desc(d.RAM_TX_BUF, len(f),
+                                 olinfo=(len(f) << 14) | TXSM)])
+        q.writel(TDT(0), d.tx_tail)
+        got = q.recv_frame()
+        expect(got is not None and l4_checksum_ok(got, 17),
+               "UDP checksum not inserted: %r" % got)
+    tap.check("TX checksum offload (context desc, TXSM) inserts the UDP "
+              "checksum", t_csum)
+
+    def t_tso():
+        src, dst = b"\x0a\0\0\1", b"\x0a\0\0\2"
+        payload = (bytes(range(256)) * 12)[:3000]
+        mss = 1000
+        tcp = bytearray(struct.pack("!HHIIBBHHH", 40000, 80, 1000, 0, 5 << 4,
+                                    0x18 | 0x01, 65535, 0, 0))
+        # Linux seeds TSO with the pseudo-header sum without the length.
+        struct.pack_into("!H", tcp, 16, pseudo_seed(src, dst, 6, 0))
+        ip = bytearray(ipv4(src, dst, 6, bytes(tcp) + payload, ident=7))
+        struct.pack_into("!HH", ip, 2, 0, 7)
+        struct.pack_into("!H", ip, 10, 0)
+        f = eth(PEER_MAC, MAC, 0x0800, bytes(ip))
+        q.mem_write(d.RAM_TX_BUF, f)
+        hdr = 14 + 20 + 20
+        before = q.truth()
+        d.tx_put(0, [d.ctx_desc(14, 20, 1, l4len=20, mss=mss),
+                     d.data_desc(d.RAM_TX_BUF, hdr, cmd=TSE,
+                                 olinfo=(len(payload) << 14) | TXSM | IXSM),
+                     d.data_desc(d.RAM_TX_BUF + hdr, len(f) - hdr,
+                                 cmd=TSE | EOP | RS, olinfo=0)])
+        q.writel(TDT(0), d.tx_tail)
+        segs = [q.recv_frame() for _ in range(4)]
+        expect(segs[3] is None, "more than 4 segments")
+        segs = segs[:3]
+        expect(all(s is not None for s in segs), "missing segments")
+        data = b""
+        for i, s in enumerate(segs):
+            ipb = s[14:34]
+            expect(ip_checksum_ok(ipb), "seg %d IP checksum" % i)
+            expect(l4_checksum_ok(s, 6), "seg %d TCP checksum" % i)
+            tot, ident = struct.unpack("!HH", ipb[2:6])
+            expect(tot == len(s) - 14, "seg %d IP total length" % i)
+            expect(ident == 7 + i, "seg %d IP id" % i)
+            seq = struct.unpack("!I", s[38:42])[0]
+            expect(seq == 1000 + i * mss, "seg %d seq %d" % (i, seq))
+            flags = s[47]
+            expect(bool(flags & 1) == (i == 2), "FIN only on the last")
+            data += s[54:]
+        expect(data == payload, "payload reassembles")
+        gt = q.truth()
+        expect(gt["tx_frames"][0] - before["tx_frames"][0] == 3, "tx_frames")
+        expect(gt["tx_packets"][0] - before["tx_packets"][0] == 1,
+               "tx_packets")
+        expect(gt["tx_desc"][0] - before["tx_desc"][0] == 3, "tx_desc")
+    tap.check("TSO: 3000 bytes at MSS 1000 -> 3 TCP segments with valid "
+              "checksums, seq, ids", t_tso)
+
+    def t_tso6():
+        src = bytes.fromhex("fd000000000000000000000000000001")
+        dst = bytes.fromhex("fd000000000000000000000000000002")
+        payload = bytes((i * 7) & 0xFF for i in range(2500))
+        mss = 1200
+        tcp = bytearray(struct.pack("!HHIIBBHHH", 40001, 443, 5000, 1, 5 << 4,
+                                    0x10, 65535, 0, 0))
+        seed = csum16(src + dst + struct.pack("!IxxxB", 0, 6))
+        struct.pack_into("!H", tcp, 16, seed)
+        ip6 = struct.pack("!IHBB16s16s", 6 << 28, 0, 6, 64, src, dst)
+        f = eth(PEER_MAC, MAC, 0x86DD, ip6 + bytes(tcp) + payload)
+        q.mem_write(d.RAM_TX_BUF, f)
+        d.tx_put(0, [d.ctx_desc(14, 40, 1, ipv4=False, l4len=20, mss=mss,
+                                vlan=0x123),
+                     d.data_desc(d.RAM_TX_BUF, len(f),
+                                 cmd=TSE | EOP | RS | (1 << 30),
+                                 olinfo=(len(payload) << 14) | TXSM)])
+        q.writel(TDT(0), d.tx_tail)
+        segs = [q.recv_frame() for _ in range(3)]
+        expect(all(x is not None for x in segs), "missing segments")
+        expect(q.recv_frame(0.2) is None, "extra segment")
+        data = b""
+        for i, x in enumerate(segs):
+            expect(x[12:16] == b"\x81\x00\x01\x23", "VLAN tag %r" % x[12:16])
+            x = x[:12] + x[16:]
+            plen = struct.unpack("!H", x[18:20])[0]
+            expect(plen == len(x) - 54, "seg %d payload length %d" % (i, plen))
+            expect(l4_checksum6_ok(x, 6), "seg %d TCP/IPv6 checksum" % i)
+            expect(struct.unpack("!I", x[58:62])[0] == 5000 + i * mss, "seq")
+            data += x[74:]
+        expect(data == payload, "payload")
+    tap.check("TSO over IPv6 with VLAN insertion (VLE): segments tagged, "
+              "lengths and checksums right", t_tso6)
+
+    def t_sctp():
+        src, dst = b"\x0a\0\0\1", b"\x0a\0\0\2"
+        sctp = bytearray(struct.pack("!HHII", 5000, 5001, 0xDEADBEEF, 0) +
+                         b"\x00\x03\x00\x10" + b"sctp-data!!!")
+        f = eth(PEER_MAC, MAC, 0x0800, ipv4(src, dst, 132, bytes(sctp)))
+        q.mem_write(d.RAM_TX_BUF, f)
+        d.tx_put(0, [d.ctx_desc(14, 20, 2),
+                     d.data_desc(d.RAM_TX_BUF, len(f),
+                                 olinfo=(len(f) << 14) | TXSM)])
+        q.writel(TDT(0), d.tx_tail)
+        got = q.recv_frame()
+        expect(got is not None, "no frame")
+        body = bytearray(got[34:])
+        crc = struct.unpack("<I", body[8:12])[0]
+        body[8:12] = bytes(4)
+        expect(crc == crc32c(bytes(body)), "SCTP CRC32c %08x want %08x"
+               % (crc, crc32c(bytes(body))))
+    tap.check("SCTP CRC32c offload (L4T=SCTP, TXSM)", t_sctp)
+
+    def t_rx():
+        q.writel(RCTL, (1 << 1) | (1 << 15) | (1 << 26))
+        d.rx_setup(0)
+        q.writel(RDT(0), 7)
+        q.writel(RDT(0), 7)
+        d.clear_mailbox()
+        q.writel(EIMS, 0x1F)
+        f = eth(b"\xff" * 6, PEER_MAC, 0x0800,
+                ipv4(b"\x0a\0\0\2", b"\x0a\0\0\1", 17,
+                     udp(7, 9, b"x" * 100, b"\x0a\0\0\2", b"\x0a\0\0\1")))
+        q.send_frame(f)
+        wait_for(lambda: q.readl(RDH(0)) == 1, "RDH to advance")
+        desc = d.rx_desc(0, 0)
+        expect(desc["status"] & 3 == 3, "DD|EOP %x" % desc["status"])
+        expect(desc["len"] == len(f), "length %d" % desc["len"])
+        expect(desc["status"] & (1 << 6) and desc["status"] & (1 << 4),
+               "IPCS/UDPCS %x" % desc["status"])
+        expect(not desc["status"] & (3 << 29), "checksum error bits")
+        expect(q.mem_read(d.rx_buf(0, 0), len(f)) == f, "data")
+        gt = q.truth()
+        expect(gt["rdt_writes"][0] == 3 and gt["rdt_noop_writes"][0] == 2,
+               "rdt counters %s %s (setup wrote RDT=0)"
+               % (gt["rdt_writes"], gt["rdt_noop_writes"]))
+        expect(gt["rx_frames"][0] == 1 and gt["rx_desc"][0] == 1,
+               "rx counters")
+        expect(d.mailbox(1) == 0x101, "no RX interrupt on vector 1")
+        expect(q.readl(GPRC) == 1, "GPRC")
+    tap.check("RX: frame lands in a descriptor (DD, EOP, length, IPCS, "
+              "UDPCS), RDT counted", t_rx)
+
+    def t_rx_drop():
+        f = eth(b"\xff" * 6, PEER_MAC, 0x0806, b"\0" * 46)
+        for i in range(7):
+            q.send_frame(f)
+        wait_for(lambda: q.truth()["rx_dropped"][0] == 1 or
+                 q.truth()["rx_frames"][0] == 7, "ring to fill")
+        wait_for(lambda: q.truth()["rx_dropped"][0] == 1, "a drop")
+        expect(q.readl(RDH(0)) == 7, "RDH %d" % q.readl(RDH(0)))
+        expect(q.readl(MPC) == 1, "MPC")
+        expect(q.readl(RQDPC(0)) == 1, "RQDPC")
+        expect(q.readl(RQDPC(0)) == 0, "RQDPC clear on read")
+        # Refill: the next frame is received again.
+        d.rx_refill(0, range(8))
+        q.writel(RDT(0), 6)
+        q.send_frame(f)
+        wait_for(lambda: q.readl(RDH(0)) == 0, "RDH to wrap")
+        expect(q.truth()["rx_dropped"][0] == 1, "dropped again")
+    tap.check("RX with no descriptors: frame dropped, MPC/RQDPC/ground "
+              "truth count it", t_rx_drop)
+
+    def t_vlan_rx():
+        q.writel(CTRL, q.readl(CTRL) | (1 << 30))           # VME
+        rdh = q.readl(RDH(0))
+        inner = ipv4(b"\x0a\0\0\2", b"\x0a\0\0\1", 17,
+                     udp(7, 9, b"v" * 50, b"\x0a\0\0\2", b"\x0a\0\0\1"))
+        f = MAC + PEER_MAC + b"\x81\x00\x20\x07" + b"\x08\x00" + inner
+        q.send_frame(f)
+        wait_for(lambda: q.readl(RDH(0)) == (rdh + 1) % 8, "frame")
+        desc = d.rx_desc(0, rdh)
+        expect(desc["status"] & (1 << 3), "VP not set")
+        expect(desc["vlan"] == 0x2007, "VLAN %x" % desc["vlan"])
+        expect(desc["len"] == len(f) - 4, "length %d" % desc["len"])
+        got = q.mem_read(d.rx_buf(0, rdh), desc["len"])
+        expect(got == MAC + PEER_MAC + b"\x08\x00" + inner, "tag not stripped")
+        q.writel(CTRL, q.readl(CTRL) & ~(1 << 30))
+    tap.check("RX VLAN stripping (CTRL.VME): VP and tag in the descriptor",
+              t_vlan_rx)
+
+    def t_filter():
+        before = q.truth()["rx_filtered"][0]
+        q.send_frame(eth(b"\x02\0\0\0\0\x99", PEER_MAC, 0x0806, b"\0" * 46))
+        wait_for(lambda: q.truth()["rx_filtered"][0] == before + 1,
+                 "unicast to another MAC filtered")
+        mc = b"\x01\x00\x5e\x00\x00\x42"
+        q.send_frame(eth(mc, PEER_MAC, 0x0806, b"\0" * 46))
+        wait_for(lambda: q.truth()["rx_filtered"][0] == before + 2,
+                 "multicast not in MTA filtered")
+        h = ((mc[4] >> 4) | (mc[5] << 4)) & 0xFFF
+        q.writel(MTA + 4 * (h >> 5), 1 << (h & 31))
+        frames = q.truth()["rx_frames"][0]
+        q.send_frame(eth(mc, PEER_MAC, 0x0806, b"\0" * 46))
+        wait_for(lambda: q.truth()["rx_frames"][0] == frames + 1,
+                 "multicast in MTA received")
+        q.send_frame(eth(MAC, PEER_MAC, 0x0806, b"\0" * 46))
+        wait_for(lambda: q.truth()["rx_frames"][0] == frames + 2,
+                 "unicast to our MAC received")
+        q.writel(RCTL, q.readl(RCTL) | (1 << 3))
+        q.send_frame(eth(b"\x02\0\0\0\0\x99", PEER_MAC, 0x0806, b"\0" * 46))
+        wait_for(lambda: q.truth()["rx_frames"][0] == frames + 3,
+                 "promiscuous (UPE) received")
+        q.writel(RCTL, q.readl(RCTL) & ~(1 << 3))
+    tap.check("RX filters: RAL/RAH, MTA hash, broadcast, UPE", t_filter)
+
+    def t_jumbo():
+        q.writel(RCTL, q.readl(RCTL) | (1 << 5))
+        q.writel(RLPML, 9018)
+        d.rx_setup(1, bufsize_kb=1)
+        q.writel(RDT(1), 7)
+        # steer to queue 1 through RAH0's queue select
+        q.writel(RAH(0), q.readl(RAH(0)) | (1 << 28) | (1 << 18))
+        f = eth(MAC, PEER_MAC, 0x0800,
+                ipv4(b"\x0a\0\0\2", b"\x0a\0\0\1", 17,
+                     udp(7, 9, bytes(range(256)) * 11,
+                         b"\x0a\0\0\2", b"\x0a\0\0\1")))
+        q.send_frame(f)
+        wait_for(lambda: q.readl(RDH(1)) == 3, "3 descriptors used")
+        descs = [d.rx_desc(1, i) for i in range(3)]
+        expect([x["len"] for x in descs] == [1024, 1024, len(f) - 2048],
+               "lengths %s" % [x["len"] for x in descs])
+        expect([x["status"] & 2 for x in descs] == [0, 0, 2], "EOP only last")
+        data = b"".join(q.mem_read(d.rx_buf(1, i), x["len"])
+                        for i, x in enumerate(descs))
+        expect(data == f, "jumbo data")
+        q.writel(RAH(0), q.readl(RAH(0)) & ~((1 << 28) | (3 << 18)))
+        big = eth(MAC, PEER_MAC, 0x0800, b"\0" * 9100)
+        before = q.truth()["rx_frames"][1]
+        q.send_frame(big)
+        time.sleep(0.2)
+        q.readl(STATUS)
+        expect(q.truth()["rx_frames"][1] == before, "oversize accepted")
+        expect(q.readl(0x40AC) == 1, "ROC")
+    tap.check("jumbo: RCTL.LPE + 1 KiB SRRCTL buffers -> multi-descriptor "
+              "frame; oversize dropped", t_jumbo)
+
+    def t_rss():
+        key = bytes((i * 37 + 11) & 0xFF for i in range(40))
+        for i in range(10):
+            q.writel(RSSRK(i), struct.unpack("<I", key[4 * i:4 * i + 4])[0])
+        # entry i -> queue (i & 1) + 2
+        for i in range(32):
+            q.writel(RETA(i), 0x03020302)
+        q.writel(MRQC, 2 | (1 << 16) | (1 << 17) | (1 << 22))
+        q.writel(RXCSUM, q.readl(RXCSUM) | (1 << 13))
+        d.rx_setup(2)
+        d.rx_setup(3)
+        q.writel(RDT(2), 7)
+        q.writel(RDT(3), 7)
+        src, dst = b"\xc0\xa8\x01\x02", b"\xc0\xa8\x01\x01"
+        f = eth(MAC, PEER_MAC, 0x0800,
+                ipv4(src, dst, 17, udp(5555, 6666, b"rss" * 20, src, dst)))
+        want = toeplitz(key, src + dst + struct.pack("!HH", 5555, 6666))
+        wq = 2 + (want % 128 & 1)
+        q.send_frame(f)
+        wait_for(lambda: q.readl(RDH(wq)) == 1, "frame on queue %d" % wq)
+        desc = d.rx_desc(wq, 0)
+        expect(desc["rss_type"] == 7, "RSS type %d" % desc["rss_type"])
+        expect(desc["hash"] == want, "hash %08x want %08x"
+               % (desc["hash"], want))
+    tap.check("RSS: Toeplitz hash, UDP/IPv4 type and RETA queue in the "
+              "descriptor", t_rss)
+
+    def t_link():
+        d.clear_mailbox()
+        q.readl(ICR)
+        q.writel(EIMS, 1)
+        q.qmp_cmd("set_link", name="n0", up=False)
+        expect(not q.readl(STATUS) & 2, "STATUS.LU still set")
+        expect(d.mailbox(0) == 0x100, "no LSC interrupt on vector 0")
+        expect(q.readl(ICR) & 4, "ICR.LSC")
+        expect(q.readl(ICR) == 0, "ICR not clear-on-read")
+        q.writel(EIMS, 1)
+        q.qmp_cmd("set_link", name="n0", up=True)
+        expect(q.readl(STATUS) & 2, "STATUS.LU not back")
+        expect(q.readl(ICR) & 4, "ICR.LSC on link up")
+    tap.check("set_link off/on: STATUS.LU, ICR.LSC, interrupt on the "
+              "other-cause vector", t_link)
+
+    def t_eitr():
+        d.clear_mailbox()
+        q.writel(EIMS, 0x1F)
+        q.writel(EITR(4), 1000 << 2)        # 1 ms
+        before = q.truth()
+        q.writel(EICS, 1 << 4)
+        expect(d.mailbox(4) == 0x104, "first EICS did not fire")
+        d.clear_mailbox()
+        q.writel(EIMS, 1 << 4)
+        q.writel(EICS, 1 << 4)
+        expect(d.mailbox(4) == 0, "second interrupt not held back by EITR")
+        q.clock_step(2000000)
+        expect(d.mailbox(4) == 0x104, "held-back interrupt not sent")
+        gt = q.truth()
+        expect(gt["irqs"][4] - before["irqs"][4] == 2, "irqs")
+        expect(gt["irq_deferred"][4] - before["irq_deferred"][4] == 1,
+               "irq_deferred")
+        q.writel(EITR(4), 0)
+    tap.check("EITR moderation holds a second interrupt until the "
+              "interval ends", t_eitr)
+
+    def vsec_read(sel):
+        cap = d.find_cap(0x09)
+        q.cfg_write32(cap + 8, sel)
+        return q.cfg_read32(cap + 12) | q.cfg_read32(cap + 16) << 32
+
+    def t_vsec():
+        cap = d.find_cap(0x09)
+        info = q.cfg_read32(cap + 20)
+        expect(info & 0xFF == len(GT), "counter count %d" % (info & 0xFF))
+        vsec_read(1 << 30)                       # snapshot
+        gt = q.truth()
+        for cid, name in enumerate(GT):
+            for idx, val in enumerate(gt[name]):
+                if name in ("irqs", "irq_deferred"):
+                    continue    # interrupts can move between the two reads
+                got = vsec_read(cid | idx << 8 | 1 << 29)
+                expect(got == val, "%s[%d]: VSEC %d QMP %d"
+                       % (name, idx, got, val))
+        expect(vsec_read(0xFE) == 2 ** 64 - 1, "bad id reads all ones")
+    tap.check("VSEC in config space returns the same counters as QMP",
+              t_vsec)
+
+    def t_vsec_reset():
+        vsec_read(1 << 31)
+        gt = q.truth()
+        expect(all(v == 0 for name in GT for v in gt[name]
+                   if name not in ("irqs", "irq_deferred")),
+               "not reset: %s" % gt)
+        q.qmp_cmd("qom-set", path="/machine/peripheral/nic0",
+                  property="ground-truth-reset", value=True)
+    tap.check("VSEC reset command zeroes the counters", t_vsec_reset)
+
+    def t_wrong():
+        base = q.truth()["guest_errors"][0]
+        # TDT beyond an 8-descriptor ring
+        d.tx_setup(1)
+        q.writel(TDT(1), 9)
+        expect(q.alive(), "QEMU died")
+        # ring base outside RAM
+        d.tx_setup(2, base=0xFFFFFFFFF000)
+        q.writel(TDT(2), 1)
+        expect(q.alive(), "QEMU died")
+        # zero-length ring
+        d.tx_setup(3)
+        q.writel(TDLEN(3), 0)
+        q.writel(TDT(3), 1)
+        expect(q.alive(), "QEMU died")
+        # RDLEN not a multiple of 128
+        d.rx_setup(0)
+        q.writel(RDLEN(0), 100)
+        q.writel(RDT(0), 3)
+        q.send_frame(eth(b"\xff" * 6, PEER_MAC, 0x0806, b"\0" * 46))
+        wait_for(lambda: q.truth()["guest_errors"][0] >= base + 4,
+                 "RDLEN error")
+        # odd register access
+        q.writeb(CTRL + 1, 0xFF)
+        q.cmd("readw 0x%x" % (BAR0 + STATUS + 2))
+        # TSO with bogus headers
+        d.tx_setup(0)
+        q.mem_write(d.RAM_TX_BUF, bytes(64))
+        d.tx_put(0, [d.ctx_desc(200 & 0x7F, 3, 1, l4len=2, mss=0),
+                     d.data_desc(d.RAM_TX_BUF, 64, cmd=TSE | EOP | RS,
+                                 olinfo=(10 << 14) | TXSM)])
+        q.writel(TDT(0), d.tx_tail)
+        # a descriptor loop: tail = head + ring - 1, all context descs
+        for i in range(8):
+            q.mem_write(d.tx_base + 16 * i, d.ctx_desc(14, 20, 1))
+        q.writel(TDT(0), (q.readl(TDH(0)) + 7) % 8)
+        expect(q.alive(), "QEMU died")
+        expect(q.readl(TDH(0)) == q.readl(TDT(0)), "queue 0 did not drain")
+        gt = q.truth()
+        expect(gt["guest_errors"][0] >= base + 7, "guest_errors %d -> %d"
+               % (base, gt["guest_errors"][0]))
+        expect(q.recv_frame(0.2) is None, "bogus TSO sent something")
+    tap.check("wrong programming (TDT beyond ring, ring outside RAM, "
+              "zero-length ring, bad RDLEN, odd access, bogus TSO): QEMU "
+              "carries on", t_wrong)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--qemu", help="qemu-system-x86_64 with dbb-igc "
+                    "(default: build.sh's cached binary)")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--fuzz-ops", type=int, default=FUZZ["ops"])
+    ap.add_argument("--fuzz-seed", type=int, default=FUZZ["seed"])
+    args = ap.parse_args()
+    FUZZ["ops"], FUZZ["seed"] = args.fuzz_ops, args.fuzz_seed
+    qemu = args.qemu
+    if not qemu:
+        out = subprocess.run([os.path.join(here, "..", "build.sh")],
+                             stdout=subprocess.PIPE, check=False)
+        if out.returncode:
+            print("Bail out! build.sh failed")
+            return 2
+        qemu = out.stdout.decode().strip().splitlines()[-1]
+    print("TAP version 13")
+    try:
+        failed = run_tests(qemu, args.verbose)
+    except HarnessError as e:
+        print("Bail out! %s" % e)
+        return 2
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
