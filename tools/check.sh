@@ -103,6 +103,11 @@ done
 
 echo "== QEMU with the I226 model (dbb-igc): qtest, then Debian's igc.ko on it"
 if step "qemu: build QEMU 7.2 with dbb-igc" tools/lab/qemu/build.sh; then
+	# The model follows QEMU's coding style, checked by QEMU's own script.
+	qcheckpatch=$CACHE/qemu/work/src/scripts/checkpatch.pl
+	for f in tools/lab/qemu/dbb_*.[ch]; do
+		step "qemu checkpatch: $f" perl "$qcheckpatch" --no-tree -q -f "$f"
+	done
 	tools/lab/qemu/tests/run.sh >"$logs/qtest.log" 2>&1
 	qtest_rc=$?
 	count_tap "$logs/qtest.log" qtest
