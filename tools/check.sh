@@ -120,6 +120,13 @@ if step "qemu: build QEMU 7.2 with dbb-igc" tools/lab/qemu/build.sh; then
 		count_tap "$logs/conformance-$k.log" "igc conformance"
 		[ "$conf_rc" -eq 0 ] || grep -q '^not ok' "$logs/conformance-$k.log" ||
 			result fail "igc conformance $k: harness ($logs/conformance-$k.log)"
+		# A router guest: generator -> port A -> forwarding -> port B -> sink
+		python3 tools/lab/tests/forwarding.py --kernel "$k" \
+			--keep "$repo/build/forwarding" >"$logs/forwarding-$k.log" 2>&1
+		fw_rc=$?
+		count_tap "$logs/forwarding-$k.log" forwarding
+		[ "$fw_rc" -eq 0 ] || grep -q '^not ok' "$logs/forwarding-$k.log" ||
+			result fail "forwarding $k: harness ($logs/forwarding-$k.log)"
 	done
 fi
 

@@ -1,0 +1,420 @@
+"""labvm: shared pieces of the Python lab drivers that boot Debian's kernel
+in QEMU with dbb-igc NICs (tools/lab/qemu/tests/guest_conformance.py,
+tools/lab/router.py, tools/lab/tests/forwarding.py).  Python 3 stdlib.
+
+    import sys; sys.path.insert(0, "<repo>/tools/lab"); import labvm
+
+* build_initramfs(): a throwaway busybox initramfs with host tools (and
+  their libraries), Debian modules from the unpacked kernel image (with
+  their dependencies), our own *.ko, extra files, and an /init;
+* qemu_cmd(): the common part of the QEMU command line (Debian's firmware,
+  q35, TCG/KVM, serial console to a file, QMP on a UNIX socket);
+* QMP: a minimal QMP client;
+* GuestShell: a command channel into a running guest over a second serial
+  port (ttyS1 <-> a UNIX socket), for guests whose /init ends in
+  SHELL_LOOP: run a command, get its output and exit status;
+* InsnCounter: the guest's executed-instruction count, readable at any
+  moment, from the dbb_insn.so QEMU plugin (tools/lab/plugin/);
+* sections(), kernel_release(), sh(), log().
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+LAB = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(LAB))
+QDIR = os.path.join(LAB, "qemu")
+CACHE = os.environ.get("DBBATCH_CACHE", "/var/cache/dbbatch")
+
+# Tools every guest gets (tool, Debian package); cpio and busybox are used on
+# the host to build the archive, the others are copied into it.
+BASE_TOOLS = (("cpio", "cpio"), ("busybox", "busybox-static"),
+              ("kmod", "kmod"), ("ethtool", "ethtool"), ("ip", "iproute2"))
+
+
+def log(msg):
+    print("# " + msg, flush=True)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, shell=isinstance(cmd, str), check=True,
+                          stdout=subprocess.PIPE, **kw).stdout.decode()
+
+
+def kernel_release(short):
+    """6.1|6.12 (or a full release) -> e.g. 6.1.0-57-amd64."""
+    return sh(["bash", "-c", '. "$1/lib/common.sh"; lab_kernel_release "$2"',
+               "-", LAB, short]).strip()
+
+
+def qemu_binary(path=None):
+    """Our QEMU (tools/lab/qemu/build.sh, cached) unless PATH is given."""
+    return path or sh([os.path.join(QDIR, "build.sh")]).splitlines()[-1]
+
+
+def build_initramfs(kver, out, init, tools=BASE_TOOLS, kmods=("igc",),
+                    extra_ko=(), files=None, dirs=(), bash_sh=False):
+    """Build OUT (gzip'd newc cpio) for kernel release KVER; return vmlinuz.
+
+    tools: (tool, package) pairs that must exist on the host; all but cpio
+    and busybox are copied with their libraries (kmod also provides
+    modprobe, insmod, lsmod, depmod, rmmod).  kmods: Debian modules taken
+    from the unpacked image with their dependencies.  extra_ko: our own
+    .ko files, into /lib/modules/KVER/extra.  files: {guest path: host
+    path}, copied with mode 0755.  dirs: host directories copied to the
+    same path.  bash_sh: /bin/sh is bash (the host's) instead of busybox
+    ash.  init: the text of /init."""
+    kdir = os.path.join(CACHE, "kernels", kver)
+    if not os.path.exists(os.path.join(kdir, "vmlinuz")):
+        raise SystemExit("no kernel image in %s; run tools/lab/setup.sh"
+                         % kdir)
+    for tool, pkg in tools:
+        if not shutil.which(tool):
+            raise SystemExit("%s not found; apt-get install %s" % (tool, pkg))
+    root = tempfile.mkdtemp(prefix="dbb-igc-initramfs.")
+    try:
+        for d in ("usr/bin", "usr/sbin", "usr/lib", "usr/lib64", "dev",
+                  "proc", "sys", "tmp", "run", "etc", "root", "var"):
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        for d in ("bin", "sbin", "lib", "lib64"):
+            os.symlink("usr/" + d, os.path.join(root, d))
+        os.symlink("../run", os.path.join(root, "var/run"))
+
+        def copy(path):
+            dst = root + path
+            if os.path.exists(dst):
+                return
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(os.path.realpath(path), dst)
+
+        def copy_bin(path):
+            copy(path)
+            for line in sh(["ldd", path]).splitlines():
+                m = re.search(r"(/\S+) \(0x", line)
+                if m:
+                    copy(m.group(1))
+
+        for tool, _ in tools:
+            if tool in ("cpio", "busybox"):
+                continue
+            path = shutil.which(tool)
+            copy_bin(path)
+            if tool == "ip" and path != "/usr/sbin/ip":
+                os.symlink(path, root + "/usr/sbin/ip")
+        if shutil.which("kmod") and any(t == "kmod" for t, _ in tools):
+            for m in ("modprobe", "insmod", "lsmod", "depmod", "rmmod"):
+                os.symlink("/usr/bin/kmod", root + "/usr/sbin/" + m)
+        if bash_sh:
+            if not os.path.exists(root + "/usr/bin/bash"):
+                copy_bin(shutil.which("bash"))
+            os.symlink("bash", root + "/usr/bin/sh")
+        shutil.copy(shutil.which("busybox"), root + "/usr/bin/busybox")
+        for applet in sh(["busybox", "--list-full"]).split():
+            p = os.path.join(root, applet)
+            if not os.path.lexists(p):
+                os.makedirs(os.path.dirname(p), exist_ok=True)
+                os.symlink("/usr/bin/busybox", p)
+        shutil.copy(os.path.join(QDIR, "dbb-truth.sh"),
+                    root + "/usr/bin/dbb-truth.sh")
+        os.chmod(root + "/usr/bin/dbb-truth.sh", 0o755)
+        for gpath, hpath in (files or {}).items():
+            os.makedirs(os.path.dirname(root + gpath), exist_ok=True)
+            shutil.copy(hpath, root + gpath)
+            os.chmod(root + gpath, 0o755)
+        for d in dirs:
+            shutil.copytree(d, root + d, symlinks=True, dirs_exist_ok=True)
+        with open(root + "/etc/passwd", "w") as f:
+            f.write("root:x:0:0:root:/root:/bin/sh\n")
+        with open(root + "/etc/group", "w") as f:
+            f.write("root:x:0:\n")
+        with open(root + "/etc/hosts", "w") as f:
+            f.write("127.0.0.1 localhost\n")
+        with open(root + "/etc/services", "w") as f:
+            f.write("")
+
+        mroot = os.path.join(kdir, "lib/modules", kver)
+        groot = root + "/lib/modules/" + kver
+        os.makedirs(groot)
+        for f in os.listdir(mroot):
+            if f.startswith("modules.builtin") or f == "modules.order":
+                shutil.copy(os.path.join(mroot, f), groot)
+        # Debian modules our own need (e.g. nothing, or page_pool users).
+        ours = [os.path.basename(k)[:-3] for k in extra_ko]
+        want = list(kmods)
+        for ko in extra_ko:
+            for d in sh(["modinfo", "-F", "depends", ko]).strip().split(","):
+                if d and d not in ours and d not in want:
+                    want.append(d)
+        for name in want:
+            deps = sh(["modprobe", "-d", kdir, "-S", kver, "--show-depends",
+                       name])
+            for line in deps.splitlines():
+                if line.startswith("insmod "):
+                    ko = line.split()[1]
+                    rel = os.path.relpath(ko, mroot)
+                    os.makedirs(os.path.dirname(os.path.join(groot, rel)),
+                                exist_ok=True)
+                    shutil.copy(ko, os.path.join(groot, rel))
+        if extra_ko:
+            os.makedirs(os.path.join(groot, "extra"))
+            for ko in extra_ko:
+                shutil.copy(ko, os.path.join(groot, "extra"))
+        sh(["depmod", "-b", root, kver])
+        with open(root + "/init", "w") as f:
+            f.write(init)
+        os.chmod(root + "/init", 0o755)
+        subprocess.run("cd %s && find . -mindepth 1 | LC_ALL=C sort | "
+                       "cpio -o -H newc -R 0:0 --quiet | gzip -1 > %s"
+                       % (root, out), shell=True, check=True)
+        if os.path.getsize(out) < 1000000:
+            raise SystemExit("initramfs %s is too small; is cpio working?"
+                             % out)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return os.path.join(kdir, "vmlinuz")
+
+
+def qemu_cmd(qemu, accel, vmlinuz, initrd, console, qmp_path, append="",
+             mem=1024, smp=4):
+    """The common QEMU command line; the caller adds -netdev/-device."""
+    cmd = [qemu, "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
+           "-M", "q35", "-accel", accel, "-m", str(mem), "-smp", str(smp),
+           "-display", "none", "-monitor", "none", "-no-reboot",
+           "-serial", "file:" + console,
+           "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
+           "-kernel", vmlinuz, "-initrd", initrd,
+           "-append", "console=ttyS0 panic=-1 quiet " + append]
+    if accel.split(",")[0] == "kvm":
+        i = cmd.index("-accel") + 2
+        cmd[i:i] = ["-cpu", "host"]
+    return cmd
+
+
+def free_udp_ports(n):
+    """N distinct free UDP ports on 127.0.0.1 (free when probed)."""
+    socks, ports = [], []
+    for _ in range(n):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+        ports.append(s.getsockname()[1])
+    for s in socks:
+        s.close()
+    return ports
+
+
+class QMP:
+    def __init__(self, path):
+        deadline = time.time() + 30
+        while True:
+            try:
+                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.s.connect(path)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.f = self.s.makefile("r")
+        json.loads(self.f.readline())
+        self.cmd("qmp_capabilities")
+
+    def cmd(self, command, **args):
+        msg = {"execute": command}
+        if args:
+            msg["arguments"] = args
+        self.s.sendall(json.dumps(msg).encode() + b"\n")
+        while True:
+            r = json.loads(self.f.readline())
+            if "event" in r:
+                continue
+            if "error" in r:
+                raise RuntimeError("QMP %s: %s" % (command, r["error"]))
+            return r.get("return")
+
+    def truth(self, dev):
+        """dbb-igc ground truth of -device ...,id=DEV: {name: [values]}."""
+        return self.cmd("qom-get", path="/machine/peripheral/" + dev,
+                        property="ground-truth")
+
+    def close(self):
+        try:
+            self.s.close()
+        except OSError:
+            pass
+
+
+def sections(text):
+    out = {}
+    for m in re.finditer(r"@@BEGIN (\S+)\r?\n(.*?)@@END \1", text, re.S):
+        out[m.group(1)] = m.group(2).replace("\r", "")
+    return out
+
+
+# The tail of an /init that hands the guest to GuestShell: ttyS1 in raw
+# mode, then a loop reading one command per line.
+#   "X <id> <base64 script>"  runs the script in a new bash, output to ttyS1
+#   "E <id> <command>"        evals a one-line command in the loop's shell
+#                             (no fork for builtins: cheap, e.g. reading
+#                             /proc/stat between measurements)
+# each answered by "@@RC <id> <status>" on a line of its own.
+SHELL_LOOP = r"""
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+exec </dev/ttyS1 >/dev/ttyS1 2>&1
+echo "@@READY $(uname -r) $(cut -d' ' -f1 /proc/uptime)"
+while IFS= read -r line; do
+	kind=${line%% *}; rest=${line#* }; id=${rest%% *}; cmd=${rest#* }
+	case $kind in
+	X) printf '%s\n' "$cmd" | base64 -d >/tmp/.cmd.sh
+	   bash /tmp/.cmd.sh </dev/null; rc=$? ;;
+	E) eval "$cmd" </dev/null; rc=$? ;;
+	*) rc=127 ;;
+	esac
+	echo "@@RC $id $rc"
+done
+echo "@@SHELL-EOF"
+poweroff -f
+"""
+
+
+class GuestShell:
+    """Commands into a guest whose /init ends in SHELL_LOOP, through a
+    QEMU "-chardev socket,id=gsh,path=PATH,server=on,wait=off -serial
+    chardev:gsh" (the second -serial: ttyS1)."""
+
+    def __init__(self, path, timeout=120, proc=None):
+        self.seq = 0
+        self.buf = b""
+        self.proc = proc
+        deadline = time.time() + 30
+        while True:
+            try:
+                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.s.connect(path)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.ready = self._until(rb"@@READY ([^\r\n]*)\n", timeout)
+
+    def _until(self, pattern, timeout):
+        deadline = time.time() + timeout
+        rx = re.compile(pattern)
+        while True:
+            m = rx.search(self.buf)
+            if m:
+                before = self.buf[:m.start()]
+                self.buf = self.buf[m.end():]
+                return before, m
+            left = deadline - time.time()
+            if left <= 0:
+                raise TimeoutError("guest shell: no %r after %d s; got %r"
+                                   % (pattern, timeout, self.buf[-300:]))
+            if self.proc is not None and self.proc.poll() is not None:
+                raise RuntimeError("QEMU exited (status %s) while waiting "
+                                   "for the guest" % self.proc.returncode)
+            self.s.settimeout(min(left, 0.5))
+            try:
+                d = self.s.recv(65536)
+            except socket.timeout:
+                continue
+            if not d:
+                raise RuntimeError("guest shell: connection closed")
+            self.buf += d
+
+    def _do(self, kind, payload, timeout):
+        self.seq += 1
+        self.s.sendall(("%s %d %s\n" % (kind, self.seq, payload)).encode())
+        before, m = self._until(rb"@@RC %d (\d+)\n" % self.seq, timeout)
+        return int(m.group(1)), before.decode(errors="replace")
+
+    def run(self, script, timeout=120, check=False):
+        """Run SCRIPT (bash, may be multi-line); return (status, output)."""
+        import base64
+        rc, out = self._do("X", base64.b64encode(script.encode()).decode(),
+                           timeout)
+        if check and rc != 0:
+            raise RuntimeError("guest command failed (%d): %s\n%s"
+                               % (rc, script.strip()[:200], out[-2000:]))
+        return rc, out
+
+    def eval(self, line, timeout=30):
+        """Eval ONE line in the loop's own shell (no fork for builtins)."""
+        assert "\n" not in line
+        return self._do("E", line, timeout)
+
+    def close(self):
+        try:
+            self.s.close()
+        except OSError:
+            pass
+
+
+# ---- instruction counting: the dbb_insn.so plugin ----------------------
+
+PLUGIN_SRC = os.path.join(LAB, "plugin", "dbb_insn.c")
+
+
+def qemu_plugin_header():
+    """qemu-plugin.h of the QEMU 7.2 tree build.sh keeps in the cache."""
+    for p in (os.path.join(CACHE, "qemu/work/src/include/qemu/qemu-plugin.h"),
+              "/usr/include/qemu-plugin.h"):
+        if os.path.exists(p):
+            return p
+    raise SystemExit("qemu-plugin.h not found (expected in %s/qemu/work/src,"
+                     " left there by tools/lab/qemu/build.sh)" % CACHE)
+
+
+def build_insn_plugin():
+    """Compile tools/lab/plugin/dbb_insn.c (cached by hash); return .so."""
+    hdr = qemu_plugin_header()
+    h = hashlib.sha256()
+    for p in (PLUGIN_SRC, hdr):
+        with open(p, "rb") as f:
+            h.update(f.read())
+    out_dir = os.path.join(CACHE, "plugin", h.hexdigest()[:16])
+    so = os.path.join(out_dir, "dbb_insn.so")
+    if os.path.exists(so):
+        return so
+    os.makedirs(out_dir, exist_ok=True)
+    tmp = so + ".%d" % os.getpid()
+    sh(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
+        "-I", os.path.dirname(hdr), "-o", tmp, PLUGIN_SRC, "-lpthread"])
+    os.rename(tmp, so)
+    return so
+
+
+class InsnCounter:
+    """Reads the running count of dbb_insn.so (QEMU -plugin
+    dbb_insn.so,sock=PATH): connect, read one decimal line."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def read(self, timeout=10):
+        deadline = time.time() + timeout
+        while True:
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(timeout)
+                s.connect(self.path)
+                data = b""
+                while not data.endswith(b"\n"):
+                    d = s.recv(64)
+                    if not d:
+                        break
+                    data += d
+                s.close()
+                return int(data.split()[0])
+            except (OSError, ValueError, IndexError):
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.05)

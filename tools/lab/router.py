@@ -1,0 +1,940 @@
+#!/usr/bin/env python3
+"""router.py: the lab's forwarding topology in one command.
+
+A QEMU guest (Debian's 6.1 or 6.12 kernel, TCG) is a router with two
+dbb-igc ports; dbb-gen on the host sends into port A, dbb-sink on the host
+counts what port B sends:
+
+    dbb-gen --to 127.0.0.1:PA_IN ---> [port A  nicA 52:54:00:db:b0:00]
+                                         guest: IPv4 forwarding (stack)
+                                         or XDP_REDIRECT A -> B (xdp)
+    dbb-sink --bind 127.0.0.1:PB_OUT <--- [port B  nicB 52:54:00:db:b0:0b]
+
+Each port is a "-netdev dgram" on 127.0.0.1 (one UDP datagram per frame).
+For every configuration (driver + module parameters + ethtool private
+flags) and every mode, in ONE guest boot (the driver is unloaded and loaded
+between configurations), it runs the rate steps and reports per step:
+offered, sent, forwarded (sink arrivals), loss and where it happened,
+per-flow reordering, latency, the model's ground truth deltas from QMP
+(TDT writes per forwarded frame, no-op TDT writes, RDT writes, interrupts,
+rx_dropped), guest CPU busy (/proc/stat) and, with --insn, guest
+instructions per forwarded frame.  A table on stdout (or JSON lines with
+--json); both are also written to the run directory.
+
+    tools/lab/router.py --kernel 6.1 --mode stack --steps 5k,10k,20k
+    tools/lab/router.py --mode stack,xdp --rate 20k --count 100000 \\
+        --driver igc --driver igc_batch --driver-params 'tx_db_batched=1'
+
+Python 3 stdlib.  Needs root only for --rmem (raising
+net.core.rmem_default while QEMU creates its sockets).
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+LAB = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, LAB)
+import labvm  # noqa: E402
+
+TRAFFIC = os.path.join(LAB, "traffic")
+MAC_A = "52:54:00:db:b0:00"       # dbb-gen's default --dst-mac
+MAC_B = "52:54:00:db:b0:0b"
+NEXT_HOP_MAC = "02:00:00:db:b0:02"  # the sink's (any: it ignores MACs)
+ADDR_A = "10.0.255.254/16"         # generator side: 10.0.0.1 ... 10.0.x.y
+ADDR_B = "10.1.255.254/16"         # sink side: dbb-gen --dst-ip 10.1.0.1
+SINK_IP = "10.1.0.1"
+PER_QUEUE = ("tdt_writes", "tdt_noop_writes", "rdt_writes",
+             "rdt_noop_writes", "tx_frames", "rx_frames", "rx_dropped",
+             "tx_packets", "tx_desc", "rx_desc", "tx_bytes", "rx_bytes")
+RMEM = "/proc/sys/net/core/rmem_default"
+
+INIT = r"""#!/bin/sh
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /run /tmp
+ln -sf /proc/self/fd /dev/fd
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t bpf bpf /sys/fs/bpf
+ip link set lo up
+# No IPv6 on the ports (no ND/MLD chatter in the frame counts), no reverse
+# path filter (the sources are not routed back).
+echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
+echo 0 >/proc/sys/net/ipv4/conf/all/rp_filter
+echo 0 >/proc/sys/net/ipv4/conf/default/rp_filter
+""" + labvm.SHELL_LOOP
+
+# Guest helpers, defined in every script sent to the guest.
+GUEST_LIB = r"""
+set -u
+ifof() { for n in /sys/class/net/*; do
+	[ "$(cat $n/address 2>/dev/null)" = "$1" ] && { echo ${n##*/}; return 0; }
+	done; return 1; }
+waitif() { i=0; while [ $i -lt 150 ]; do ifof $1 >/dev/null && return 0;
+	sleep 0.1; i=$((i + 1)); done; return 1; }
+# spread IF: vector IF-TxRx-i on CPU i mod ncpus (what irqbalance or a
+# router's tuning would do; the kernel's default puts them where it likes)
+spread() { n=$(nproc); awk -v ifc="$1" '$NF ~ "^"ifc"-TxRx-[0-9]+$" {
+	sub(":", "", $1); q = $NF; sub(".*-", "", q); print $1, q }' /proc/interrupts |
+	while read -r irq q; do echo $((q % n)) >/proc/irq/$irq/smp_affinity_list; done; }
+carrier() { i=0; while [ $i -lt $(($3 * 10)) ]; do
+	[ "$(cat /sys/class/net/$1/carrier 2>/dev/null)" = "$2" ] && return 0;
+	sleep 0.1; i=$((i + 1)); done; return 1; }
+"""
+
+
+def rate(s):
+    m = re.fullmatch(r"([0-9.]+)([kKmMgG]?)", s.strip())
+    if not m:
+        raise argparse.ArgumentTypeError("bad rate %r" % s)
+    mult = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2).lower()]
+    return int(round(float(m.group(1)) * mult))
+
+
+class Config:
+    """One driver configuration: driver module, its parameters, ethtool
+    private flags, and a label for the tables."""
+
+    def __init__(self, driver, params="", priv_flags="", label=None):
+        self.driver = driver
+        self.params = params
+        self.priv_flags = priv_flags
+        self.label = label
+
+    def name(self):
+        if self.label:
+            return self.label
+        extra = " ".join(x for x in (self.params, self.priv_flags) if x)
+        return self.driver + ("[%s]" % extra if extra else "")
+
+
+class DriverAction(argparse.Action):
+    """--driver starts a configuration; --driver-params, --priv-flags and
+    --label apply to the latest one."""
+
+    def __call__(self, parser, ns, value, option=None):
+        cfgs = getattr(ns, "configs", None) or []
+        if option == "--driver":
+            cfgs.append(Config(value))
+        else:
+            if not cfgs:
+                cfgs.append(Config("igc"))
+            attr = {"--driver-params": "params", "--priv-flags": "priv_flags",
+                    "--label": "label"}[option]
+            setattr(cfgs[-1], attr, value)
+        ns.configs = cfgs
+
+
+class StrayCounter(threading.Thread):
+    """Counts frames the guest sends out of port A (towards the
+    generator): none are expected while forwarding A -> B."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.settimeout(0.5)
+        self.frames = 0
+        self.stop = False
+
+    def run(self):
+        while not self.stop:
+            try:
+                self.sock.recv(70000)
+                self.frames += 1
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+
+
+def traffic_tools():
+    out = os.path.join(TRAFFIC, "build")
+    subprocess.run(["make", "-s", "-C", TRAFFIC, "O=" + out], check=True,
+                   stdout=subprocess.DEVNULL)
+    return os.path.join(out, "dbb-gen"), os.path.join(out, "dbb-sink")
+
+
+def sum_q(truth, name):
+    return sum(truth.get(name, [0]))
+
+
+def cpu_stat(text):
+    """/proc/stat cpu lines -> {name: (busy, total)} in jiffies."""
+    out = {}
+    for line in text.splitlines():
+        p = line.split()
+        if not p or not p[0].startswith("cpu"):
+            continue
+        v = [int(x) for x in p[1:9]]
+        total = sum(v)
+        idle = v[3] + v[4]
+        out[p[0]] = (total - idle, total)
+    return out
+
+
+class Router:
+    def __init__(self, args, configs, extra_ko=()):
+        self.a = args
+        self.configs = configs
+        self.extra_ko = list(extra_ko)
+        self.work = args.out
+        os.makedirs(self.work, exist_ok=True)
+        self.proc = None
+        self.qmp = None
+        self.gsh = None
+        self.insn = None
+        self.stray = None
+        self.rmem_saved = None
+        self.boot_time = None
+        self.ifa = self.ifb = None
+        self.xdp_running = False
+        self.gen, self.sink = traffic_tools()
+
+    # ---- boot --------------------------------------------------------
+    def boot(self):
+        a = self.a
+        kver = labvm.kernel_release(a.kernel)
+        self.kver = kver
+        initrd = os.path.join(self.work, "initramfs-%s.cpio.gz" % kver)
+        t = time.time()
+        tools = labvm.BASE_TOOLS + (
+            ("bash", "bash"), ("bpftool", "bpftool"),
+            ("xdp-bench", "xdp-tools"), ("xdp-loader", "xdp-tools"),
+            ("tc", "iproute2"))
+        bpfdir = "/usr/lib/x86_64-linux-gnu/bpf"
+        vmlinuz = labvm.build_initramfs(
+            kver, initrd, INIT, tools=tools, kmods=("igc",),
+            extra_ko=self.extra_ko,
+            dirs=[bpfdir] if os.path.isdir(bpfdir) else [], bash_sh=True)
+        labvm.log("%s: initramfs built in %.1f s" % (kver, time.time() - t))
+        self.console = os.path.join(self.work, "console.log")
+        qmp_path = os.path.join(self.work, "qmp.sock")
+        gsh_path = os.path.join(self.work, "shell.sock")
+        insn_path = os.path.join(self.work, "insn.sock")
+        for p in (self.console, qmp_path, gsh_path, insn_path):
+            if os.path.exists(p):
+                os.unlink(p)
+        pa_in, pa_out, pb_in, pb_out = labvm.free_udp_ports(4)
+        self.pa_in, self.pb_out = pa_in, pb_out
+        self.stray = StrayCounter(pa_out)
+        self.stray.start()
+        accel = a.accel
+        if a.insn and accel == "tcg":
+            accel = "tcg,thread=single"   # exact counts: one TCG thread
+        cmd = labvm.qemu_cmd(a.qemu, accel, vmlinuz, initrd, self.console,
+                             qmp_path, a.append, mem=a.mem, smp=a.smp)
+        cmd += [
+            "-chardev", "socket,id=gsh,path=%s,server=on,wait=off"
+            % gsh_path, "-serial", "chardev:gsh",
+            "-netdev", "dgram,id=pa,local.type=inet,local.host=127.0.0.1,"
+            "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
+            "remote.port=%d" % (pa_in, pa_out),
+            "-netdev", "dgram,id=pb,local.type=inet,local.host=127.0.0.1,"
+            "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
+            "remote.port=%d" % (pb_in, pb_out),
+            "-device", "dbb-igc,id=nicA,netdev=pa,addr=4,mac=" + MAC_A,
+            "-device", "dbb-igc,id=nicB,netdev=pb,addr=5,mac=" + MAC_B,
+            "-d", "guest_errors,plugin" if a.insn else "guest_errors",
+            "-D", os.path.join(self.work, "qemu.log")]
+        if a.insn:
+            cmd += ["-plugin", "%s,sock=%s" % (labvm.build_insn_plugin(),
+                                                insn_path)]
+            libinsn = os.path.join(os.path.dirname(a.qemu), "libinsn.so")
+            if a.libinsn_check and os.path.exists(libinsn):
+                cmd += ["-plugin", libinsn + ",inline=on"]
+        labvm.log(" ".join(cmd))
+        if a.rmem:
+            try:
+                with open(RMEM) as f:
+                    saved = f.read().strip()
+                with open(RMEM, "w") as f:
+                    f.write(str(a.rmem))
+                self.rmem_saved = saved
+            except OSError as e:
+                labvm.log("cannot raise %s (%s): QEMU's input sockets keep "
+                          "the default" % (RMEM, e))
+        start = time.time()
+        try:
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL,
+                stdout=open(os.path.join(self.work, "qemu.out"), "w"),
+                stderr=subprocess.STDOUT)
+            # QEMU creates its dgram sockets before it listens on QMP.
+            self.qmp = labvm.QMP(qmp_path)
+        finally:
+            self.restore_rmem()
+        if a.insn:
+            self.insn = labvm.InsnCounter(insn_path)
+        self.gsh = labvm.GuestShell(gsh_path, timeout=a.boot_timeout,
+                                    proc=self.proc)
+        self.boot_time = time.time() - start
+        ready = self.gsh.ready[1].group(1).decode().split()
+        labvm.log("%s: QEMU start to guest shell %.1f s (guest uptime %s s)"
+                  % (kver, self.boot_time, ready[1] if len(ready) > 1
+                     else "?"))
+        self.boot_insn = self.insn.read() if self.insn else None
+        self.idle_insn_per_s = None
+        if self.insn:
+            # the guest's background: instructions per second while idle
+            t0, i0 = time.time(), self.insn.read()
+            time.sleep(3)
+            self.idle_insn_per_s = round((self.insn.read() - i0) /
+                                         (time.time() - t0))
+
+    def restore_rmem(self):
+        if self.rmem_saved is not None:
+            with open(RMEM, "w") as f:
+                f.write(self.rmem_saved)
+            self.rmem_saved = None
+
+    def g(self, script, timeout=120, check=True):
+        return self.gsh.run(GUEST_LIB + script, timeout=timeout, check=check)
+
+    # ---- driver configurations and modes --------------------------------
+    def load(self, cfg):
+        a = self.a
+        drivers = sorted({c.driver for c in self.configs} | {"igc"})
+        script = """
+for m in %s; do [ -d /sys/module/$m ] && rmmod $m; done
+modprobe %s %s || exit 3
+waitif %s && waitif %s || { echo "no interfaces"; exit 4; }
+A=$(ifof %s); B=$(ifof %s)
+echo "IFACES $A $B"
+""" % (" ".join(drivers), cfg.driver, cfg.params, MAC_A, MAC_B, MAC_A, MAC_B)
+        if a.queues:
+            script += ("ethtool -L $A combined %d && ethtool -L $B combined "
+                       "%d || exit 5\n" % (a.queues, a.queues))
+        if a.rings:
+            script += ("ethtool -G $A rx %d tx %d && ethtool -G $B rx %d tx "
+                       "%d || exit 5\n" % ((a.rings,) * 4))
+        if cfg.priv_flags:
+            flags = " ".join(cfg.priv_flags.replace("=", " ").replace(
+                ",", " ").split())
+            script += ("ethtool --set-priv-flags $A %s && ethtool "
+                       "--set-priv-flags $B %s || exit 6\n" % (flags, flags))
+        script += """
+ip link set $A up; ip link set $B up
+carrier $A 1 30 && carrier $B 1 30 || { echo "no carrier"; exit 7; }
+ethtool -i $A | head -n 2
+ethtool -l $A | sed -n '/Current/,$p' | grep Combined
+ethtool -g $A | sed -n '/Current/,$p' | grep -E '^(RX|TX):'
+[ -r /sys/class/net/$A/device/driver/module/parameters ] &&
+	grep -H . /sys/class/net/$A/device/driver/module/parameters/* 2>/dev/null
+ethtool --show-priv-flags $A 2>/dev/null | tail -n +2
+true
+"""
+        rc, out = self.g(script, timeout=120, check=False)
+        if rc != 0:
+            raise RuntimeError("loading %s failed (%d):\n%s"
+                               % (cfg.name(), rc, out))
+        m = re.search(r"IFACES (\S+) (\S+)", out)
+        self.ifa, self.ifb = m.group(1), m.group(2)
+        qm = re.search(r"Combined:\s*(\d+)", out)
+        self.queues_now = int(qm.group(1)) if qm else None
+        rg = re.findall(r"^(RX|TX):\s*(\d+)", out, re.M)
+        self.rings_now = dict(rg)
+        labvm.log("%s: %s on %s (A) and %s (B), %s combined queues"
+                  % (cfg.name(), cfg.driver, self.ifa, self.ifb,
+                     self.queues_now))
+        return out
+
+    def mode_setup(self, mode):
+        A, B = self.ifa, self.ifb
+        if mode == "stack":
+            rc, out = self.g("""
+A=%s B=%s
+ip addr flush dev $A; ip addr flush dev $B
+ip addr add %s dev $A; ip addr add %s dev $B
+ip neigh replace %s lladdr %s dev $B nud permanent
+for i in all default $A $B; do echo 0 >/proc/sys/net/ipv4/conf/$i/rp_filter; done
+echo 1 >/proc/sys/net/ipv4/ip_forward
+ip route get %s
+""" % (A, B, ADDR_A, ADDR_B, SINK_IP, NEXT_HOP_MAC, SINK_IP))
+        elif mode == "xdp":
+            # xdp-bench redirect: native XDP on A, bpf_redirect() to B's
+            # ndo_xdp_xmit; it swaps source and destination MAC (the sink
+            # ignores MACs) and leaves the TTL alone.
+            rc, out = self.g("""
+A=%s B=%s
+echo 0 >/proc/sys/net/ipv4/ip_forward
+ip addr flush dev $A; ip addr flush dev $B
+setsid xdp-bench redirect -m native -i %d $A $B >/tmp/xdp-bench.log 2>&1 </dev/null &
+echo $! >/tmp/xdp-bench.pid
+i=0; while [ $i -lt 100 ]; do
+	ip -d link show $A | grep -q 'prog/xdp' && break
+	kill -0 $(cat /tmp/xdp-bench.pid) 2>/dev/null || break
+	sleep 0.2; i=$((i + 1)); done
+ip -d link show $A | grep -q 'prog/xdp' || { cat /tmp/xdp-bench.log; exit 8; }
+# attaching XDP restarts the rings: wait for the links again
+carrier $A 1 30 && carrier $B 1 30 || { echo "no carrier after XDP"; exit 7; }
+ip -d link show $A | grep -o 'prog/xdp id [0-9]*'
+""" % (A, B, self.a.xdp_interval), check=False)
+            if rc != 0:
+                raise RuntimeError("xdp-bench redirect failed (%d):\n%s"
+                                   % (rc, out))
+            self.xdp_running = True
+        if self.a.irq_spread:
+            self.g("spread %s; spread %s\n" % (self.ifa, self.ifb))
+        if self.a.bql == "off":
+            # Byte queue limits out of the way: a queue never stops for
+            # BQL, so the qdisc does not bulk-dequeue (xmit_more) because
+            # of it.
+            self.g("for q in /sys/class/net/%s/queues/tx-*/byte_queue_limits;"
+                   " do echo 100000000 >$q/limit_min; done\n" % self.ifb)
+        if self.a.guest_setup:
+            rc, o2 = self.g("A=%s B=%s MODE=%s\n%s\n" % (
+                self.ifa, self.ifb, mode, self.a.guest_setup), check=False)
+            if rc != 0:
+                raise RuntimeError("--guest-setup failed (%d):\n%s"
+                                   % (rc, o2))
+            out += o2
+        time.sleep(self.a.settle)
+        return out
+
+    def mode_teardown(self, mode):
+        if mode == "xdp" and self.xdp_running:
+            rc, out = self.g("""
+p=$(cat /tmp/xdp-bench.pid)
+kill -INT $p
+i=0; while kill -0 $p 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+tail -n 4 /tmp/xdp-bench.log
+ip -d link show %s | grep -q 'prog/xdp' && { echo "XDP still attached"; exit 9; }
+carrier %s 1 30 && carrier %s 1 30
+""" % (self.ifa, self.ifa, self.ifb), check=False)
+            self.xdp_running = False
+            if rc != 0:
+                raise RuntimeError("xdp-bench teardown failed:\n" + out)
+        elif mode == "stack":
+            self.g("echo 0 >/proc/sys/net/ipv4/ip_forward\n")
+
+    # ---- measurements -------------------------------------------------
+    def truth(self):
+        return {"A": self.qmp.truth("nicA"), "B": self.qmp.truth("nicB")}
+
+    def proc_stat(self):
+        rc, out = self.gsh.eval(
+            'while read -r c r; do case $c in cpu*) echo "$c $r";; '
+            '*) break;; esac; done </proc/stat')
+        return cpu_stat(out)
+
+    def ethtool_stats(self):
+        rc, out = self.g("""
+echo "@@A"; ethtool -S %s
+echo "@@B"; ethtool -S %s
+""" % (self.ifa, self.ifb))
+        res = {"A": {}, "B": {}}
+        cur = None
+        for line in out.splitlines():
+            if line.startswith("@@"):
+                cur = line[2:]
+                continue
+            m = re.match(r"\s*([\w\[\]\.-]+):\s*(-?\d+)\s*$", line)
+            if m and cur:
+                res[cur][m.group(1)] = int(m.group(2))
+        return res
+
+    def qdisc(self):
+        """Port B's root qdisc counters: {sent, dropped, requeues}."""
+        rc, out = self.gsh.eval("tc -s qdisc show dev %s | head -n 2"
+                                % self.ifb)
+        m = re.search(r"Sent \d+ bytes (\d+) pkt \(dropped (\d+), "
+                      r"overlimits \d+ requeues (\d+)\)", out)
+        if not m:
+            return None
+        return {"sent": int(m.group(1)), "dropped": int(m.group(2)),
+                "requeues": int(m.group(3))}
+
+    def drain(self, timeout=10.0):
+        """Wait until port B stops transmitting (the guest forwarded what
+        it had), by polling the model's tx_frames."""
+        last = None
+        stable = 0
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            t = sum_q(self.qmp.truth("nicB"), "tx_frames")
+            stable = stable + 1 if t == last else 0
+            if stable >= 2:
+                return
+            last = t
+            time.sleep(0.25)
+
+    def run_gen(self, rates, counts, on_line=None, flows=None, size=None):
+        """One dbb-gen run (one or more steps) into port A, with a fresh
+        dbb-sink on port B's output; returns (gen JSON lines, sink JSON
+        lines, measurements).  ON_LINE(obj) is called for each gen JSON
+        line as it is printed (end of each step)."""
+        a = self.a
+        tmp = tempfile.mkdtemp(prefix="router-step.", dir=self.work)
+        ready = os.path.join(tmp, "ready")
+        sink_out = open(os.path.join(tmp, "sink.json"), "w")
+        sink = subprocess.Popen(
+            [self.sink, "--bind", "127.0.0.1:%d" % self.pb_out, "--json",
+             "--quiet", "--idle-ms", "600000", "--ready-file", ready] +
+            shlex.split(a.sink_args), stdout=sink_out,
+            stderr=subprocess.STDOUT)
+        for _ in range(200):
+            if os.path.exists(ready):
+                break
+            time.sleep(0.02)
+        q0 = self.qdisc()
+        m0 = self.measure()
+        gen_cmd = [self.gen, "--to", "127.0.0.1:%d" % self.pa_in,
+                   "--dst-mac", MAC_A, "--json", "--quiet",
+                   "--flows", str(flows or a.flows),
+                   "--size", str(size or a.size),
+                   "--step-gap-ms", str(a.step_gap_ms)]
+        if len(set(counts)) == 1:
+            gen_cmd += ["--count", str(counts[0])]
+        else:
+            raise ValueError("one count per gen run")
+        gen_cmd += ["--steps", ",".join(str(r) for r in rates)]
+        gen_cmd += shlex.split(a.gen_args)
+        stray0 = self.stray.frames
+        t0 = time.time()
+        gp = subprocess.Popen(gen_cmd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+        gen_lines = []
+        for line in gp.stdout:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            gen_lines.append(obj)
+            if on_line:
+                on_line(obj)
+        gp.wait()
+        gen_secs = time.time() - t0
+        cpu1 = self.proc_stat()
+        self.drain()
+        m1 = self.measure(cpu=False)
+        m1["cpu"] = cpu1
+        q1 = self.qdisc()
+        if q0 and q1:
+            m1["qdisc"] = {k: q1[k] - q0[k] for k in q0}
+        time.sleep(0.1)
+        sink.send_signal(signal.SIGTERM)
+        try:
+            sink.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            sink.kill()
+            sink.wait()
+        sink_out.close()
+        sink_lines = []
+        with open(os.path.join(tmp, "sink.json")) as f:
+            for line in f:
+                try:
+                    sink_lines.append(json.loads(line))
+                except ValueError:
+                    pass
+        if gp.returncode not in (0, 1):
+            raise RuntimeError("dbb-gen failed (%d): %s"
+                               % (gp.returncode, gp.stderr.read()))
+        return gen_lines, sink_lines, {
+            "m0": m0, "m1": m1, "gen_secs": gen_secs,
+            "stray_frames": self.stray.frames - stray0}
+
+    def measure(self, cpu=True):
+        m = {"t": time.time()}
+        if cpu:
+            m["cpu"] = self.proc_stat()
+        m["truth"] = self.truth()
+        if self.insn:
+            m["insn"] = self.insn.read()
+        return m
+
+    def step(self, cfg, mode, rate_pps, count, flows=None):
+        gen_lines, sink_lines, meas = self.run_gen(
+            [rate_pps], [count], flows=flows)
+        return self.summarize(cfg, mode, gen_lines, sink_lines, meas)[0]
+
+    def summarize(self, cfg, mode, gen_lines, sink_lines, meas):
+        """Per gen step rows; model/CPU/insn deltas cover the whole run
+        (exact for single-step runs)."""
+        m0, m1 = meas["m0"], meas["m1"]
+        d = {}
+        for port in ("A", "B"):
+            t0, t1 = m0["truth"][port], m1["truth"][port]
+            for name in PER_QUEUE:
+                d[port + "_" + name] = sum_q(t1, name) - sum_q(t0, name)
+            d[port + "_irqs"] = sum_q(t1, "irqs") - sum_q(t0, "irqs")
+            d[port + "_guest_errors"] = (sum_q(t1, "guest_errors") -
+                                         sum_q(t0, "guest_errors"))
+            d[port + "_rx_off_drops"] = (sum_q(t1, "rx_off_drops") -
+                                         sum_q(t0, "rx_off_drops"))
+            d[port + "_tdt_per_queue"] = [x - y for x, y in zip(
+                t1["tdt_writes"], t0["tdt_writes"])]
+        c0, c1 = m0["cpu"], m1["cpu"]
+        cpus = {}
+        for k in c1:
+            if k in c0:
+                busy = c1[k][0] - c0[k][0]
+                tot = c1[k][1] - c0[k][1]
+                cpus[k] = round(100.0 * busy / tot, 1) if tot else None
+        insn = (m1["insn"] - m0["insn"]) if "insn" in m1 else None
+        sink_total = next((x for x in sink_lines if x.get("type") ==
+                           "total"), {})
+        sink_steps = {x["step"]: x for x in sink_lines
+                      if x.get("type") == "step"}
+        rows = []
+        gsteps = [x for x in gen_lines if x.get("type") == "step"]
+        for gs in gsteps:
+            ss = sink_steps.get(gs["step"], {})
+            recv = ss.get("received", 0)
+            lat = ss.get("lat_ns", {})
+            row = {
+                "kernel": self.kver, "config": cfg.name(),
+                "driver": cfg.driver, "params": cfg.params,
+                "priv_flags": cfg.priv_flags, "mode": mode,
+                "queues": self.queues_now, "smp": self.a.smp,
+                "bql": self.a.bql, "insn_counting": bool(self.a.insn),
+                "rings": self.rings_now,
+                "step": gs["step"], "target_pps": gs["target_pps"],
+                "offered": gs["offered"], "sent": gs["sent"],
+                "gen_pps": gs["pps"], "gen_seconds": gs["seconds"],
+                "forwarded": recv,
+                "fwd_pps": ss.get("rx_pps", 0.0),
+                "lost": gs["sent"] - recv,
+                "loss_pct": round(100.0 * (gs["sent"] - recv) / gs["sent"],
+                                  4) if gs["sent"] else 0.0,
+                "sink_sent_from": ss.get("sent_from"),
+                "reordered": ss.get("reordered"),
+                "dup": ss.get("dup"),
+                "lat_p50_us": round(lat.get("p50", 0) / 1000.0, 1),
+                "lat_p99_us": round(lat.get("p99", 0) / 1000.0, 1),
+                "lat_max_us": round(lat.get("max", 0) / 1000.0, 1),
+                "host_qemu_in_drops": gs.get("host_udp_rcvbuf_errors"),
+            }
+            rows.append(row)
+        if rows:
+            fwd_model = d["B_tx_frames"]
+            total = {
+                "gen_sent": sum(r["sent"] for r in rows),
+                "markers_sent": 8 * len(rows) if "--markers" not in
+                self.a.gen_args else None,
+                "sink_received": sink_total.get("received"),
+                "sink_rx_frames": sink_total.get("rx_frames"),
+                "sink_markers": sink_total.get("markers"),
+                "sink_invalid": sink_total.get("invalid"),
+                "sink_socket_drops": sink_total.get("sink_socket_drops"),
+                "global_reordered": sink_total.get("global_reordered"),
+                "flow_gaps_open": sink_total.get("flow_gaps_open"),
+                "ttl": [sink_total.get("ttl_min"), sink_total.get("ttl_max")],
+                "stray_frames_out_A": meas["stray_frames"],
+                "cpu_busy_pct": cpus.get("cpu"),
+                "cpu_busy_per_cpu": {k: v for k, v in cpus.items()
+                                     if k != "cpu"},
+                "insn": insn,
+                "model": d,
+                "tdt_per_fwd": round(d["B_tdt_writes"] / fwd_model, 4)
+                if fwd_model else None,
+                "tdt_noop_per_fwd": round(d["B_tdt_noop_writes"] /
+                                          fwd_model, 4) if fwd_model
+                else None,
+                "rdt_per_rx": round(d["A_rdt_writes"] / d["A_rx_frames"], 4)
+                if d["A_rx_frames"] else None,
+                "irqs_per_fwd": round((d["A_irqs"] + d["B_irqs"]) /
+                                      fwd_model, 4) if fwd_model else None,
+                "insn_per_fwd": round(insn / fwd_model) if insn and
+                fwd_model else None,
+                "guest_drops": d["A_rx_frames"] - d["B_tx_frames"],
+                "qdisc_B": m1.get("qdisc"),
+            }
+            # single-step runs: the deltas are the step's
+            for r in rows:
+                r.update(total if len(rows) == 1 else {"run": total})
+        return rows
+
+    # ---- flap, health, shutdown -------------------------------------------
+    def set_link(self, dev, up):
+        self.qmp.cmd("set_link", name=dev, up=up)
+
+    def health(self):
+        rc, out = self.g("""
+echo "@@TAINT $(cat /proc/sys/kernel/tainted)"
+dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace|RIP:|general protection|hung_task|soft lockup|Reset adapter|Tx Unit Hang|timed out' || true
+""", check=False)
+        m = re.search(r"@@TAINT (\d+)", out)
+        bad = [line for line in out.splitlines()
+               if not line.startswith("@@") and line.strip()]
+        return (int(m.group(1)) if m else -1), bad
+
+    def dmesg(self):
+        return self.g("dmesg\n", check=False)[1]
+
+    def shutdown(self):
+        final_insn = None
+        try:
+            if self.gsh:
+                try:
+                    with open(os.path.join(self.work, "dmesg.txt"), "w") as f:
+                        f.write(self.dmesg())
+                    if self.xdp_running:
+                        self.mode_teardown("xdp")
+                    self.gsh.s.sendall(b"E 0 poweroff -f\n")
+                except Exception:
+                    pass
+            if self.proc:
+                try:
+                    self.proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+        finally:
+            self.restore_rmem()
+            if self.stray:
+                self.stray.stop = True
+                self.stray.sock.close()
+            if self.gsh:
+                self.gsh.close()
+            if self.qmp:
+                self.qmp.close()
+        try:
+            with open(os.path.join(self.work, "qemu.log")) as f:
+                counts = re.findall(r"insns: (\d+)", f.read())
+            final_insn = [int(x) for x in counts]
+        except OSError:
+            pass
+        return final_insn
+
+
+# ---- output ------------------------------------------------------------
+
+COLS = [("config", "%-24s", "config"), ("mode", "%-5s", "mode"),
+        ("q", "%2s", "queues"), ("target", "%8s", "target_pps"),
+        ("sent", "%8s", "sent"), ("fwd", "%8s", "forwarded"),
+        ("loss%", "%7s", "loss_pct"), ("fwd_pps", "%8s", "fwd_pps"),
+        ("reord", "%5s", "reordered"), ("p50us", "%7s", "lat_p50_us"),
+        ("p99us", "%8s", "lat_p99_us"), ("tdt/pkt", "%7s", "tdt_per_fwd"),
+        ("noop/pkt", "%8s", "tdt_noop_per_fwd"),
+        ("rdt/pkt", "%7s", "rdt_per_rx"), ("irq/pkt", "%7s", "irqs_per_fwd"),
+        ("rxdrop", "%6s", None), ("qemuin", "%6s", "host_qemu_in_drops"),
+        ("cpu%", "%5s", "cpu_busy_pct"), ("insn/pkt", "%8s", "insn_per_fwd")]
+
+
+def header():
+    return " ".join(fmt % h for h, fmt, _ in COLS)
+
+
+def fmt_row(r):
+    out = []
+    for h, fmt, key in COLS:
+        if key is None:
+            v = r.get("model", {}).get("A_rx_dropped")
+        else:
+            v = r.get(key)
+        if isinstance(v, float):
+            v = ("%.0f" % v) if abs(v) >= 1000 else ("%.3g" % v)
+        out.append(fmt % ("-" if v is None else v))
+    return " ".join(out)
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--kernel", default="6.1", help="6.1|6.12 (default 6.1)")
+    ap.add_argument("--driver", action=DriverAction, dest="configs",
+                    metavar="MODULE",
+                    help="driver under test (repeat for several "
+                    "configurations in one boot; default igc)")
+    ap.add_argument("--driver-params", action=DriverAction, dest="configs",
+                    metavar="'P=V ...'",
+                    help="module parameters of the latest --driver")
+    ap.add_argument("--priv-flags", action=DriverAction, dest="configs",
+                    metavar="FLAGS",
+                    help="ethtool private flags of the latest --driver: "
+                    "'name=on,other=off'")
+    ap.add_argument("--label", action=DriverAction, dest="configs",
+                    metavar="TEXT",
+                    help="table label of the latest --driver")
+    ap.add_argument("--modules", help="directory with our *.ko (default: "
+                    "built with tools/lab/build-modules.sh when a driver "
+                    "is not Debian's)")
+    ap.add_argument("--mode", default="stack",
+                    help="stack, xdp or stack,xdp (default stack)")
+    ap.add_argument("--rate", type=rate, help="one step at this rate (pps)")
+    ap.add_argument("--steps", help="rate steps, e.g. 10k,20k,40k")
+    ap.add_argument("--count", type=int, help="frames per step (default "
+                    "rate x --step-seconds)")
+    ap.add_argument("--step-seconds", type=float, default=5.0)
+    ap.add_argument("--until-loss", type=float, metavar="PCT",
+                    help="stop a ramp after the first step losing more "
+                    "than PCT %% (saturation)")
+    ap.add_argument("--loss-steps", type=int, default=1, metavar="N",
+                    help="with --until-loss: stop after N lossy steps in a "
+                    "row (default 1)")
+    ap.add_argument("--flows", type=int, default=99328)
+    ap.add_argument("--size", type=int, default=64)
+    ap.add_argument("--queues", type=int, help="ethtool -L combined N on "
+                    "both ports (default: the driver's)")
+    ap.add_argument("--rings", type=int, default=4096, help="ethtool -G "
+                    "rx N tx N on both ports (default 4096, igc's maximum: "
+                    "deep enough to ride out the host descheduling a vCPU "
+                    "thread for tens of ms; 0 = the driver's default)")
+    ap.add_argument("--no-irq-spread", dest="irq_spread",
+                    action="store_false", help="leave the queue vectors' "
+                    "CPU affinity to the kernel (default: TxRx-i on CPU i)")
+    ap.add_argument("--smp", type=int, default=2, help="guest vCPUs")
+    ap.add_argument("--mem", type=int, default=1024, help="guest MiB")
+    ap.add_argument("--insn", action="store_true", help="count guest "
+                    "instructions per step (dbb_insn.so plugin; TCG runs "
+                    "single-threaded)")
+    ap.add_argument("--libinsn-check", action="store_true", help="with "
+                    "--insn, also load QEMU's libinsn.so and compare "
+                    "totals at exit")
+    ap.add_argument("--rmem", type=int, default=4 << 20, help="net.core."
+                    "rmem_default while QEMU creates its sockets (restored "
+                    "at once; 0 = leave it; default 4 MiB)")
+    ap.add_argument("--qemu", help="QEMU binary (default: build.sh's)")
+    ap.add_argument("--accel", default="tcg")
+    ap.add_argument("--append", default="", help="extra kernel arguments")
+    ap.add_argument("--bql", choices=("on", "off"), default="on",
+                    help="off: byte queue limits of port B's TX queues out "
+                    "of the way (limit_min 100 MB)")
+    ap.add_argument("--guest-setup", default="", metavar="SCRIPT",
+                    help="shell run in the guest after each mode's setup, "
+                    "with $A, $B (interfaces) and $MODE set; e.g. BQL off: "
+                    "'for q in /sys/class/net/$B/queues/tx-*; do echo "
+                    "100000000 >$q/byte_queue_limits/limit_min; done'")
+    ap.add_argument("--gen-args", default="", help="more dbb-gen options")
+    ap.add_argument("--sink-args", default="", help="more dbb-sink options")
+    ap.add_argument("--step-gap-ms", type=int, default=200)
+    ap.add_argument("--settle", type=float, default=1.0, help="seconds "
+                    "between mode setup and the first step")
+    ap.add_argument("--xdp-interval", type=int, default=30,
+                    help="xdp-bench stats interval in the guest (s)")
+    ap.add_argument("--boot-timeout", type=int, default=180)
+    ap.add_argument("--out", help="run directory (default build/router/"
+                    "<kernel>-<time>)")
+    ap.add_argument("--json", action="store_true",
+                    help="JSON lines on stdout instead of the table")
+    a = ap.parse_args(argv)
+    if not getattr(a, "configs", None):
+        a.configs = [Config("igc")]
+    a.modes = a.mode.split(",")
+    for m in a.modes:
+        if m not in ("stack", "xdp"):
+            ap.error("--mode: stack, xdp or stack,xdp")
+    if a.steps:
+        a.rates = [rate(x) for x in a.steps.split(",")]
+    elif a.rate:
+        a.rates = [a.rate]
+    else:
+        a.rates = [5000]
+    if a.out is None:
+        a.out = os.path.join(labvm.REPO, "build", "router", "%s-%s" % (
+            a.kernel, time.strftime("%Y%m%d-%H%M%S")))
+    a.out = os.path.abspath(a.out)
+    return a
+
+
+def our_modules(a, configs):
+    """Our *.ko, when a configuration needs a driver Debian does not
+    ship (igc_batch)."""
+    kdir = os.path.join(labvm.CACHE, "kernels")
+    kver = labvm.kernel_release(a.kernel)
+    need = [c.driver for c in configs if subprocess.run(
+        ["modprobe", "-d", os.path.join(kdir, kver), "-S", kver,
+         "--show-depends", c.driver], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL).returncode != 0]
+    if not need:
+        return []
+    mdir = a.modules
+    if not mdir:
+        mdir = os.path.join(labvm.REPO, "build", "router", "modules", kver)
+        # A private build tree: build-modules.sh wipes $CACHE/build/<kver>
+        # first, which must not race another user of the lab.
+        env = dict(os.environ, DBBATCH_CACHE=os.path.join(
+            labvm.CACHE, "router-build"))
+        labvm.log("building our modules for %s into %s" % (kver, mdir))
+        subprocess.run([os.path.join(LAB, "build-modules.sh"), kver, mdir],
+                       check=True, env=env, stdout=sys.stderr)
+    kos = sorted(os.path.join(mdir, f) for f in os.listdir(mdir)
+                 if f.endswith(".ko"))
+    for d in need:
+        if not any(os.path.basename(k) == d + ".ko" for k in kos):
+            raise SystemExit("%s.ko not in %s" % (d, mdir))
+    return kos
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    a.qemu = labvm.qemu_binary(a.qemu)
+    kos = our_modules(a, a.configs)
+    r = Router(a, a.configs, kos)
+    rows = []
+    jpath = os.path.join(a.out, "steps.jsonl")
+    tpath = os.path.join(a.out, "table.txt")
+    failed = False
+    try:
+        r.boot()
+        with open(tpath, "w") as tf, open(jpath, "w") as jf:
+            def emit(row):
+                rows.append(row)
+                jf.write(json.dumps(row) + "\n")
+                jf.flush()
+                tf.write(fmt_row(row) + "\n")
+                tf.flush()
+                print(json.dumps(row) if a.json else fmt_row(row),
+                      flush=True)
+            meta = {"type": "boot", "kernel": r.kver,
+                    "boot_seconds": round(r.boot_time, 2),
+                    "boot_insn": r.boot_insn,
+                    "idle_insn_per_s": r.idle_insn_per_s, "smp": a.smp,
+                    "accel": a.accel, "rmem_default_for_qemu": a.rmem,
+                    "flows": a.flows, "size": a.size}
+            jf.write(json.dumps(meta) + "\n")
+            tf.write("# %s\n" % json.dumps(meta))
+            print(json.dumps(meta) if a.json else "# " + json.dumps(meta))
+            if not a.json:
+                print(header())
+            tf.write(header() + "\n")
+            for cfg in a.configs:
+                r.load(cfg)
+                for mode in a.modes:
+                    r.mode_setup(mode)
+                    lossy = 0
+                    for rt in a.rates:
+                        count = a.count or max(1, int(rt * a.step_seconds))
+                        row = r.step(cfg, mode, rt, count)
+                        emit(row)
+                        if a.until_loss is not None:
+                            lossy = lossy + 1 if row["loss_pct"] > \
+                                a.until_loss else 0
+                            if lossy >= a.loss_steps:
+                                break
+                    r.mode_teardown(mode)
+            taint, bad = r.health()
+            health = {"type": "health", "tainted": taint, "dmesg_bad": bad}
+            jf.write(json.dumps(health) + "\n")
+            print(json.dumps(health) if a.json else "# " +
+                  json.dumps(health))
+    except Exception as e:  # report, shut down, fail
+        print("router.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        failed = True
+    finally:
+        final = r.shutdown()
+        if final:
+            print("# plugin totals at exit: %s" % final)
+    labvm.log("run directory: %s" % a.out)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
