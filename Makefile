@@ -9,6 +9,7 @@ ifneq ($(KERNELRELEASE),)
 # Out of tree no .config names our symbols: build every module.
 CONFIG_DBBATCH ?= m
 CONFIG_TEST_DBBATCH ?= m
+CONFIG_IGC_BATCH ?= m
 
 # <net/dbbatch.h> is ours; in a kernel tree it sits in include/net/.
 subdir-ccflags-y += -I$(abspath $(KBUILD_EXTMOD))/include
@@ -23,6 +24,9 @@ dbbatch-y := net/core/dbbatch.o
 
 obj-$(CONFIG_TEST_DBBATCH) += test_dbbatch.o
 test_dbbatch-y := lib/test_dbbatch.o
+
+# Drivers on dbbatch: their own directories and Makefiles.
+obj-$(CONFIG_IGC_BATCH) += drivers/net/ethernet/intel/igc_batch/
 
 else
 

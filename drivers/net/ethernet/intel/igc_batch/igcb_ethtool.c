@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * igc_batch ethtool: -i -S -g/-G -l/-L -a/-A -c/-C -x/-X, link settings,
+ * and the doorbell policy's private flags (db_skip_empty, tx_db_batched).
+ */
+
+#include <linux/ethtool.h>
+#include <linux/linkmode.h>
+#include <linux/rtnetlink.h>
+
+#include "igcb.h"
+
+static const char igcb_priv_flags[IGCB_DB_FLAGS_N][ETH_GSTRING_LEN] = {
+	"db_skip_empty",	/* IGCB_DB_SKIP_EMPTY */
+	"tx_db_batched",	/* IGCB_DB_TX_BATCHED */
+};
+
+static const char * const igcb_global_stats[] = {
+	"tx_timeout_count",
+	"reset_count",
+};
+
+/* Per TX queue, printed as tx_q<N>_<name>, in this order. */
+static const char * const igcb_txq_stats[] = {
+	"packets", "bytes", "restarts", "busy", "dropped",
+	"tail_writes", "db_held", "db_batch_rings", "db_skipped_empty",
+	"db_rescued", "xdp_xmit", "xdp_xmit_errors",
+};
+
+/* Per RX queue, printed as rx_q<N>_<name>, in this order. */
+static const char * const igcb_rxq_stats[] = {
+	"packets", "bytes", "hw_drops", "dropped", "csum_err",
+	"alloc_failed", "tail_writes", "xdp_drop", "xdp_tx",
+	"xdp_redirect",
+};
+
+static void igcb_get_drvinfo(struct net_device *netdev,
+			     struct ethtool_drvinfo *info)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	strscpy(info->driver, igcb_driver_name, sizeof(info->driver));
+	strscpy(info->fw_version, a->fw_version, sizeof(info->fw_version));
+	strscpy(info->bus_info, pci_name(a->pdev), sizeof(info->bus_info));
+}
+
+static int igcb_get_sset_count(struct net_device *netdev, int sset)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	switch (sset) {
+	case ETH_SS_STATS:
+		return igcb_mac_stats_n + ARRAY_SIZE(igcb_global_stats) +
+		       a->num_queues * (ARRAY_SIZE(igcb_txq_stats) +
+					ARRAY_SIZE(igcb_rxq_stats));
+	case ETH_SS_PRIV_FLAGS:
+		return IGCB_DB_FLAGS_N;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static void igcb_get_strings(struct net_device *netdev, u32 sset, u8 *data)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	unsigned int i, q;
+
+	switch (sset) {
+	case ETH_SS_STATS:
+		for (i = 0; i < igcb_mac_stats_n; i++)
+			ethtool_sprintf(&data, "%s", igcb_mac_stats[i].name);
+		for (i = 0; i < ARRAY_SIZE(igcb_global_stats); i++)
+			ethtool_sprintf(&data, "%s", igcb_global_stats[i]);
+		for (q = 0; q < a->num_queues; q++)
+			for (i = 0; i < ARRAY_SIZE(igcb_txq_stats); i++)
+				ethtool_sprintf(&data, "tx_q%u_%s", q,
+						igcb_txq_stats[i]);
+		for (q = 0; q < a->num_queues; q++)
+			for (i = 0; i < ARRAY_SIZE(igcb_rxq_stats); i++)
+				ethtool_sprintf(&data, "rx_q%u_%s", q,
+						igcb_rxq_stats[i]);
+		break;
+	case ETH_SS_PRIV_FLAGS:
+		memcpy(data, igcb_priv_flags, sizeof(igcb_priv_flags));
+		break;
+	}
+}
+
+static u64 *igcb_txq_values(struct igcb_tx_ring *r, u64 *p)
+{
+	struct igcb_tx_clean_stats cs;
+	struct igcb_tx_db_stats db;
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&r->clean_sync);
+		cs = r->cs;
+	} while (u64_stats_fetch_retry(&r->clean_sync, start));
+	do {
+		start = u64_stats_fetch_begin(&r->db_sync);
+		db = r->db;
+	} while (u64_stats_fetch_retry(&r->db_sync, start));
+
+	*p++ = cs.packets;
+	*p++ = cs.bytes;
+	*p++ = cs.restarts;
+	*p++ = db.busy;
+	*p++ = db.dropped;
+	*p++ = db.tail_writes;
+	*p++ = db.held;
+	*p++ = db.batch_rings;
+	*p++ = db.skipped_empty;
+	*p++ = db.rescued;
+	*p++ = db.xdp_xmit;
+	*p++ = db.xdp_xmit_err;
+	return p;
+}
+
+static u64 *igcb_rxq_values(struct igcb_rx_ring *r, u64 hw_drops, u64 *p)
+{
+	struct igcb_rx_stats st;
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&r->sync);
+		st = r->st;
+	} while (u64_stats_fetch_retry(&r->sync, start));
+
+	*p++ = st.packets;
+	*p++ = st.bytes;
+	*p++ = hw_drops;
+	*p++ = st.dropped;
+	*p++ = st.csum_err;
+	*p++ = st.alloc_failed;
+	*p++ = st.tail_writes;
+	*p++ = st.xdp_drop;
+	*p++ = st.xdp_tx;
+	*p++ = st.xdp_redirect;
+	return p;
+}
+
+static void igcb_get_ethtool_stats(struct net_device *netdev,
+				   struct ethtool_stats *stats, u64 *data)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	u64 hw_drops[IGCB_MAX_QUEUES];
+	unsigned int i, q;
+
+	if (netif_device_present(netdev))
+		igcb_update_stats(a);
+	spin_lock(&a->stats_lock);
+	for (i = 0; i < igcb_mac_stats_n; i++)
+		*data++ = a->mac[i];
+	memcpy(hw_drops, a->rx_hw_drops, sizeof(hw_drops));
+	*data++ = a->tx_timeouts;
+	*data++ = a->resets;
+	spin_unlock(&a->stats_lock);
+
+	for (q = 0; q < a->num_queues; q++)
+		data = igcb_txq_values(&a->qv[q]->tx, data);
+	for (q = 0; q < a->num_queues; q++)
+		data = igcb_rxq_values(&a->qv[q]->rx, hw_drops[q], data);
+}
+
+static u32 igcb_get_priv_flags(struct net_device *netdev)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	return READ_ONCE(a->db_flags);
+}
+
+/*
+ * Both flags take effect at once on a running port: the transmit paths
+ * read them on every packet, and a batch that held a doorbell before
+ * tx_db_batched went off still rings it when it ends.
+ */
+static int igcb_set_priv_flags(struct net_device *netdev, u32 flags)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	if (flags & ~(IGCB_DB_SKIP_EMPTY | IGCB_DB_TX_BATCHED))
+		return -EINVAL;
+	WRITE_ONCE(a->db_flags, flags);
+	return 0;
+}
+
+static void igcb_get_ringparam(struct net_device *netdev,
+			       struct ethtool_ringparam *ring,
+			       struct kernel_ethtool_ringparam *kring,
+			       struct netlink_ext_ack *extack)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	ring->rx_max_pending = IGCB_MAX_DESC;
+	ring->tx_max_pending = IGCB_MAX_DESC;
+	ring->rx_pending = a->rx_desc;
+	ring->tx_pending = a->tx_desc;
+}
+
+static int igcb_set_ringparam(struct net_device *netdev,
+			      struct ethtool_ringparam *ring,
+			      struct kernel_ethtool_ringparam *kring,
+			      struct netlink_ext_ack *extack)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	u32 rx = ring->rx_pending, tx = ring->tx_pending;
+
+	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG_MOD(extack, "no mini or jumbo rings");
+		return -EINVAL;
+	}
+	if (rx < IGCB_MIN_DESC || tx < IGCB_MIN_DESC ||
+	    rx > IGCB_MAX_DESC || tx > IGCB_MAX_DESC) {
+		NL_SET_ERR_MSG_MOD(extack, "ring sizes go from 64 to 4096");
+		return -EINVAL;
+	}
+	/* Rings are a multiple of 128 bytes: 8 descriptors. */
+	rx = ALIGN(rx, IGCB_DESC_STEP);
+	tx = ALIGN(tx, IGCB_DESC_STEP);
+	if (rx == a->rx_desc && tx == a->tx_desc)
+		return 0;
+	return igcb_reconfigure(a, a->num_queues, tx, rx);
+}
+
+static unsigned int igcb_max_queues(const struct igcb_adapter *a)
+{
+	return a->irq_mode == IGCB_IRQ_MSIX ? IGCB_MAX_QUEUES : 1;
+}
+
+static void igcb_get_channels(struct net_device *netdev,
+			      struct ethtool_channels *ch)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	bool msix = a->irq_mode == IGCB_IRQ_MSIX;
+
+	ch->max_combined = igcb_max_queues(a);
+	ch->max_other = msix;
+	ch->combined_count = a->num_queues;
+	ch->other_count = msix;
+}
+
+static int igcb_set_channels(struct net_device *netdev,
+			     struct ethtool_channels *ch)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	unsigned int n = ch->combined_count;
+	bool msix = a->irq_mode == IGCB_IRQ_MSIX;
+
+	if (ch->rx_count || ch->tx_count)
+		return -EINVAL;		/* queues come in pairs */
+	if (ch->other_count != msix)
+		return -EINVAL;
+	if (!n || n > igcb_max_queues(a))
+		return -EINVAL;
+	if (n == a->num_queues)
+		return 0;
+	return igcb_reconfigure(a, n, a->tx_desc, a->rx_desc);
+}
+
+static void igcb_get_pauseparam(struct net_device *netdev,
+				struct ethtool_pauseparam *pause)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	enum igcb_fc_mode m = a->hw.fc_requested;
+
+	pause->autoneg = a->hw.fc_autoneg;
+	pause->rx_pause = m == IGCB_FC_RX || m == IGCB_FC_FULL;
+	pause->tx_pause = m == IGCB_FC_TX || m == IGCB_FC_FULL;
+}
+
+static int igcb_set_pauseparam(struct net_device *netdev,
+			       struct ethtool_pauseparam *pause)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	struct igcb_hw *hw = &a->hw;
+
+	if (pause->rx_pause && pause->tx_pause)
+		hw->fc_requested = IGCB_FC_FULL;
+	else if (pause->rx_pause)
+		hw->fc_requested = IGCB_FC_RX;
+	else if (pause->tx_pause)
+		hw->fc_requested = IGCB_FC_TX;
+	else
+		hw->fc_requested = IGCB_FC_NONE;
+	hw->fc_autoneg = pause->autoneg;
+
+	if (hw->fc_autoneg) {
+		/* The advertisement changes: negotiate again. */
+		igcb_restart_link(a);
+	} else {
+		hw->fc_current = hw->fc_requested;
+		igcb_hw_apply_fc(hw);
+	}
+	return 0;
+}
+
+static int igcb_get_coalesce(struct net_device *netdev,
+			     struct ethtool_coalesce *ec,
+			     struct kernel_ethtool_coalesce *kec,
+			     struct netlink_ext_ack *extack)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	ec->use_adaptive_rx_coalesce = a->itr_adaptive;
+	ec->rx_coalesce_usecs = a->itr_us;
+	return 0;
+}
+
+static int igcb_set_coalesce(struct net_device *netdev,
+			     struct ethtool_coalesce *ec,
+			     struct kernel_ethtool_coalesce *kec,
+			     struct netlink_ext_ack *extack)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	if (ec->rx_coalesce_usecs > IGCB_ITR_MAX_US) {
+		NL_SET_ERR_MSG_MOD(extack, "rx-usecs goes up to 8191");
+		return -EINVAL;
+	}
+	a->itr_adaptive = ec->use_adaptive_rx_coalesce;
+	a->itr_us = ec->rx_coalesce_usecs;
+	igcb_itr_apply_all(a);
+	return 0;
+}
+
+/*
+ * Link mode bits, by number: enum ethtool_link_mode_bit_indices of
+ * <uapi/linux/ethtool.h> is user ABI and never renumbered, and spelling
+ * the names (10baseT_Half...) here trips checkpatch's CamelCase check.
+ */
+enum {
+	IGCB_LM_10_HALF = 0,		/* 10baseT_Half */
+	IGCB_LM_10_FULL = 1,		/* 10baseT_Full */
+	IGCB_LM_100_HALF = 2,		/* 100baseT_Half */
+	IGCB_LM_100_FULL = 3,		/* 100baseT_Full */
+	IGCB_LM_1000_FULL = 5,		/* 1000baseT_Full */
+	IGCB_LM_AUTONEG = 6,		/* Autoneg */
+	IGCB_LM_TP = 7,			/* TP */
+	IGCB_LM_PAUSE = 13,		/* Pause */
+	IGCB_LM_ASYM_PAUSE = 14,	/* Asym_Pause */
+	IGCB_LM_2500_FULL = 47,		/* 2500baseT_Full */
+};
+
+static const struct {
+	u16 adv;
+	u8 bit;
+} igcb_speeds[] = {
+	{ IGCB_ADV_10_HALF, IGCB_LM_10_HALF },
+	{ IGCB_ADV_10_FULL, IGCB_LM_10_FULL },
+	{ IGCB_ADV_100_HALF, IGCB_LM_100_HALF },
+	{ IGCB_ADV_100_FULL, IGCB_LM_100_FULL },
+	{ IGCB_ADV_1000_FULL, IGCB_LM_1000_FULL },
+	{ IGCB_ADV_2500_FULL, IGCB_LM_2500_FULL },
+};
+
+static int igcb_get_link_ksettings(struct net_device *netdev,
+				   struct ethtool_link_ksettings *cmd)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	unsigned long *supported = cmd->link_modes.supported;
+	unsigned long *advertising = cmd->link_modes.advertising;
+	struct igcb_hw *hw = &a->hw;
+	unsigned int i;
+
+	linkmode_zero(supported);
+	linkmode_zero(advertising);
+	for (i = 0; i < ARRAY_SIZE(igcb_speeds); i++) {
+		linkmode_set_bit(igcb_speeds[i].bit, supported);
+		if (hw->advertised & igcb_speeds[i].adv)
+			linkmode_set_bit(igcb_speeds[i].bit, advertising);
+	}
+	linkmode_set_bit(IGCB_LM_AUTONEG, supported);
+	linkmode_set_bit(IGCB_LM_TP, supported);
+	linkmode_set_bit(IGCB_LM_PAUSE, supported);
+	linkmode_set_bit(IGCB_LM_ASYM_PAUSE, supported);
+	linkmode_set_bit(IGCB_LM_AUTONEG, advertising);
+	linkmode_set_bit(IGCB_LM_TP, advertising);
+	/* What the PHY advertises for the flow control asked for */
+	if (hw->fc_requested == IGCB_FC_FULL || hw->fc_requested == IGCB_FC_RX)
+		linkmode_set_bit(IGCB_LM_PAUSE, advertising);
+	if (hw->fc_requested == IGCB_FC_RX || hw->fc_requested == IGCB_FC_TX)
+		linkmode_set_bit(IGCB_LM_ASYM_PAUSE, advertising);
+
+	cmd->base.port = PORT_TP;
+	cmd->base.phy_address = IGCB_PHY_ADDR;
+	cmd->base.autoneg = AUTONEG_ENABLE;
+	cmd->base.eth_tp_mdix = ETH_TP_MDI_INVALID;
+	cmd->base.eth_tp_mdix_ctrl = ETH_TP_MDI_AUTO;
+	if (netif_carrier_ok(netdev)) {
+		cmd->base.speed = a->link_speed;
+		cmd->base.duplex = a->link_duplex;
+	} else {
+		cmd->base.speed = SPEED_UNKNOWN;
+		cmd->base.duplex = DUPLEX_UNKNOWN;
+	}
+	return 0;
+}
+
+static int igcb_set_link_ksettings(struct net_device *netdev,
+				   const struct ethtool_link_ksettings *cmd)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	unsigned int i;
+	u16 adv = 0;
+
+	/* The I225/I226 PHY only links through auto-negotiation. */
+	if (cmd->base.autoneg != AUTONEG_ENABLE) {
+		netdev_err(netdev, "forced speed is not supported: advertise the one speed instead\n");
+		return -EOPNOTSUPP;
+	}
+	if (cmd->base.eth_tp_mdix_ctrl &&
+	    cmd->base.eth_tp_mdix_ctrl != ETH_TP_MDI_AUTO)
+		return -EOPNOTSUPP;
+
+	for (i = 0; i < ARRAY_SIZE(igcb_speeds); i++)
+		if (linkmode_test_bit(igcb_speeds[i].bit,
+				      cmd->link_modes.advertising))
+			adv |= igcb_speeds[i].adv;
+	if (!adv)
+		return -EINVAL;
+
+	a->hw.advertised = adv;
+	igcb_restart_link(a);
+	return 0;
+}
+
+static int igcb_nway_reset(struct net_device *netdev)
+{
+	igcb_restart_link(netdev_priv(netdev));
+	return 0;
+}
+
+static int igcb_get_rxnfc(struct net_device *netdev,
+			  struct ethtool_rxnfc *cmd, u32 *rules)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	if (cmd->cmd != ETHTOOL_GRXRINGS)
+		return -EOPNOTSUPP;
+	cmd->data = a->num_queues;
+	return 0;
+}
+
+static u32 igcb_get_rxfh_indir_size(struct net_device *netdev)
+{
+	return IGCB_RETA_SIZE;
+}
+
+static u32 igcb_get_rxfh_key_size(struct net_device *netdev)
+{
+	return IGCB_RSS_KEY_SIZE;
+}
+
+static void igcb_rss_get(struct igcb_adapter *a, u32 *indir, u8 *key)
+{
+	unsigned int i;
+
+	if (indir)
+		for (i = 0; i < IGCB_RETA_SIZE; i++)
+			indir[i] = a->reta[i];
+	if (key)
+		memcpy(key, a->rss_key, IGCB_RSS_KEY_SIZE);
+}
+
+static int igcb_rss_set(struct igcb_adapter *a, const u32 *indir,
+			const u8 *key)
+{
+	unsigned int i;
+
+	if (indir) {
+		for (i = 0; i < IGCB_RETA_SIZE; i++)
+			if (indir[i] >= a->num_queues)
+				return -EINVAL;
+		for (i = 0; i < IGCB_RETA_SIZE; i++)
+			a->reta[i] = indir[i];
+	}
+	if (key)
+		memcpy(a->rss_key, key, IGCB_RSS_KEY_SIZE);
+	/* The RSS registers take a change at any time. */
+	if (netif_running(a->netdev))
+		igcb_rss_setup(a);
+	return 0;
+}
+
+#ifdef IGCB_HAVE_RXFH_PARAM
+static int igcb_get_rxfh(struct net_device *netdev,
+			 struct ethtool_rxfh_param *rxfh)
+{
+	rxfh->hfunc = ETH_RSS_HASH_TOP;
+	igcb_rss_get(netdev_priv(netdev), rxfh->indir, rxfh->key);
+	return 0;
+}
+
+static int igcb_set_rxfh(struct net_device *netdev,
+			 struct ethtool_rxfh_param *rxfh,
+			 struct netlink_ext_ack *extack)
+{
+	if (rxfh->hfunc != ETH_RSS_HASH_NO_CHANGE &&
+	    rxfh->hfunc != ETH_RSS_HASH_TOP) {
+		NL_SET_ERR_MSG_MOD(extack, "only the Toeplitz hash");
+		return -EOPNOTSUPP;
+	}
+	return igcb_rss_set(netdev_priv(netdev), rxfh->indir, rxfh->key);
+}
+#else
+static int igcb_get_rxfh(struct net_device *netdev, u32 *indir, u8 *key,
+			 u8 *hfunc)
+{
+	if (hfunc)
+		*hfunc = ETH_RSS_HASH_TOP;
+	igcb_rss_get(netdev_priv(netdev), indir, key);
+	return 0;
+}
+
+static int igcb_set_rxfh(struct net_device *netdev, const u32 *indir,
+			 const u8 *key, const u8 hfunc)
+{
+	if (hfunc != ETH_RSS_HASH_NO_CHANGE && hfunc != ETH_RSS_HASH_TOP)
+		return -EOPNOTSUPP;
+	return igcb_rss_set(netdev_priv(netdev), indir, key);
+}
+#endif
+
+static const struct ethtool_ops igcb_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
+				     ETHTOOL_COALESCE_USE_ADAPTIVE_RX,
+	.get_drvinfo		= igcb_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_link_ksettings	= igcb_get_link_ksettings,
+	.set_link_ksettings	= igcb_set_link_ksettings,
+	.nway_reset		= igcb_nway_reset,
+	.get_sset_count		= igcb_get_sset_count,
+	.get_strings		= igcb_get_strings,
+	.get_ethtool_stats	= igcb_get_ethtool_stats,
+	.get_priv_flags		= igcb_get_priv_flags,
+	.set_priv_flags		= igcb_set_priv_flags,
+	.get_ringparam		= igcb_get_ringparam,
+	.set_ringparam		= igcb_set_ringparam,
+	.get_channels		= igcb_get_channels,
+	.set_channels		= igcb_set_channels,
+	.get_pauseparam		= igcb_get_pauseparam,
+	.set_pauseparam		= igcb_set_pauseparam,
+	.get_coalesce		= igcb_get_coalesce,
+	.set_coalesce		= igcb_set_coalesce,
+	.get_rxnfc		= igcb_get_rxnfc,
+	.get_rxfh_indir_size	= igcb_get_rxfh_indir_size,
+	.get_rxfh_key_size	= igcb_get_rxfh_key_size,
+	.get_rxfh		= igcb_get_rxfh,
+	.set_rxfh		= igcb_set_rxfh,
+};
+
+void igcb_set_ethtool_ops(struct net_device *netdev)
+{
+	netdev->ethtool_ops = &igcb_ethtool_ops;
+}

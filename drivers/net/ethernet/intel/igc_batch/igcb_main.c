@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * igc_batch: PCI probe and removal, the net_device operations, bringing
+ * the port up and down, the watchdog (link, statistics, doorbell check)
+ * and the reset task.
+ *
+ * Lifecycle: probe resets the MAC, reads the MAC address, resets the PHY,
+ * allocates interrupt and queue vectors, starts auto-negotiation and
+ * registers the netdev.  open allocates the rings and requests the
+ * interrupts; igcb_up() programs the hardware and starts NAPI;
+ * igcb_down() stops everything, waits until no dbbatch batch holds a
+ * doorbell of ours, and resets the MAC.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/rtnetlink.h>
+
+#include "igcb.h"
+
+const char igcb_driver_name[] = IGCB_DRV_NAME;
+
+/* Every I225 and I226 (and the I220-V/I221-V) that igc binds. */
+static const struct pci_device_id igcb_pci_tbl[] = {
+	{ PCI_VDEVICE(INTEL, 0x15F2) },	/* I225-LM */
+	{ PCI_VDEVICE(INTEL, 0x15F3) },	/* I225-V */
+	{ PCI_VDEVICE(INTEL, 0x15F8) },	/* I225-I */
+	{ PCI_VDEVICE(INTEL, 0x3100) },	/* I225-K */
+	{ PCI_VDEVICE(INTEL, 0x3101) },	/* I225-K2 */
+	{ PCI_VDEVICE(INTEL, 0x5502) },	/* I225-LMvP */
+	{ PCI_VDEVICE(INTEL, 0x0D9F) },	/* I225-IT */
+	{ PCI_VDEVICE(INTEL, 0x15FD) },	/* I225, blank NVM */
+	{ PCI_VDEVICE(INTEL, 0x125B) },	/* I226-LM */
+	{ PCI_VDEVICE(INTEL, 0x125C) },	/* I226-V */
+	{ PCI_VDEVICE(INTEL, 0x125D) },	/* I226-IT */
+	{ PCI_VDEVICE(INTEL, 0x3102) },	/* I226-K */
+	{ PCI_VDEVICE(INTEL, 0x5503) },	/* I226-LMvP */
+	{ PCI_VDEVICE(INTEL, 0x125F) },	/* I226, blank NVM */
+	{ PCI_VDEVICE(INTEL, 0x15F7) },	/* I220-V */
+	{ PCI_VDEVICE(INTEL, 0x125E) },	/* I221-V */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, igcb_pci_tbl);
+
+static bool igcb_is_i226(u16 id)
+{
+	switch (id) {
+	case 0x125B: case 0x125C: case 0x125D: case 0x3102: case 0x5503:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static u64 igcb_mac_stat(const struct igcb_adapter *a, u32 reg)
+{
+	unsigned int i;
+
+	for (i = 0; i < igcb_mac_stats_n; i++)
+		if (igcb_mac_stats[i].lo == reg)
+			return a->mac[i];
+	return 0;
+}
+
+/**
+ * igcb_update_stats - fold the read-to-clear hardware counters in
+ * @a: the port
+ *
+ * From the watchdog, ndo_get_stats64 and ethtool -S; serialised by
+ * stats_lock since every read clears what it returns.
+ */
+void igcb_update_stats(struct igcb_adapter *a)
+{
+	struct igcb_hw *hw = &a->hw;
+	unsigned int i;
+
+	spin_lock(&a->stats_lock);
+	igcb_hw_read_stats(hw, a->mac);
+	/* Per-queue drops (no descriptor) do not clear on read. */
+	for (i = 0; i < a->num_queues && !READ_ONCE(hw->removed); i++) {
+		u32 v = igcb_rd32(hw, IGCB_RQDPC(i));
+
+		if (v) {
+			igcb_wr32(hw, IGCB_RQDPC(i), 0);
+			a->rx_hw_drops[i] += v;
+		}
+	}
+	spin_unlock(&a->stats_lock);
+}
+
+static void igcb_get_stats64(struct net_device *netdev,
+			     struct rtnl_link_stats64 *s)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	u64 hw_drops = 0;
+	unsigned int i, start;
+
+	/* All vectors: counters of queues ethtool -L removed still count. */
+	for (i = 0; i < IGCB_MAX_QUEUES; i++) {
+		struct igcb_rx_ring *rx = &a->qv[i]->rx;
+		struct igcb_tx_ring *tx = &a->qv[i]->tx;
+		u64 p, b, d;
+
+		do {
+			start = u64_stats_fetch_begin(&rx->sync);
+			p = rx->st.packets;
+			b = rx->st.bytes;
+			d = rx->st.dropped;
+		} while (u64_stats_fetch_retry(&rx->sync, start));
+		s->rx_packets += p;
+		s->rx_bytes += b;
+		s->rx_dropped += d;
+
+		do {
+			start = u64_stats_fetch_begin(&tx->clean_sync);
+			p = tx->cs.packets;
+			b = tx->cs.bytes;
+		} while (u64_stats_fetch_retry(&tx->clean_sync, start));
+		s->tx_packets += p;
+		s->tx_bytes += b;
+
+		do {
+			start = u64_stats_fetch_begin(&tx->db_sync);
+			d = tx->db.dropped;
+		} while (u64_stats_fetch_retry(&tx->db_sync, start));
+		s->tx_dropped += d;
+	}
+
+	if (netif_device_present(netdev))
+		igcb_update_stats(a);
+	spin_lock(&a->stats_lock);
+	for (i = 0; i < IGCB_MAX_QUEUES; i++)
+		hw_drops += a->rx_hw_drops[i];
+	s->multicast = igcb_mac_stat(a, IGCB_MPRC);
+	s->collisions = igcb_mac_stat(a, IGCB_COLC);
+	s->rx_crc_errors = igcb_mac_stat(a, IGCB_CRCERRS);
+	s->rx_frame_errors = igcb_mac_stat(a, IGCB_ALGNERRC);
+	s->rx_length_errors = igcb_mac_stat(a, IGCB_RUC) +
+			      igcb_mac_stat(a, IGCB_ROC);
+	s->rx_missed_errors = igcb_mac_stat(a, IGCB_MPC);
+	s->rx_fifo_errors = hw_drops;
+	s->rx_errors = s->rx_crc_errors + s->rx_frame_errors +
+		       s->rx_length_errors + igcb_mac_stat(a, IGCB_RXERRC);
+	s->tx_aborted_errors = igcb_mac_stat(a, IGCB_ECOL);
+	s->tx_window_errors = igcb_mac_stat(a, IGCB_LATECOL);
+	s->tx_carrier_errors = igcb_mac_stat(a, IGCB_TNCRS);
+	s->tx_errors = s->tx_aborted_errors + s->tx_window_errors;
+	spin_unlock(&a->stats_lock);
+}
+
+/* Receive addresses and the multicast table from the netdev's lists. */
+static void igcb_set_rx_mode(struct net_device *netdev)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	struct igcb_hw *hw = &a->hw;
+	struct netdev_hw_addr *ha;
+	unsigned int i, used = 0;
+	u32 rctl;
+
+	rctl = igcb_rd32(hw, IGCB_RCTL) & ~(IGCB_RCTL_UPE | IGCB_RCTL_MPE);
+	memset(a->mta, 0, sizeof(a->mta));
+
+	if (netdev->flags & IFF_PROMISC) {
+		rctl |= IGCB_RCTL_UPE | IGCB_RCTL_MPE;
+	} else {
+		if (netdev->flags & IFF_ALLMULTI) {
+			rctl |= IGCB_RCTL_MPE;
+		} else {
+			netdev_for_each_mc_addr(ha, netdev) {
+				unsigned int bit = igcb_hw_mta_bit(ha->addr);
+
+				a->mta[bit >> 5] |= BIT(bit & 31);
+			}
+		}
+		/* Entry 0 is ours; beyond 15 secondary addresses, promisc. */
+		if (netdev_uc_count(netdev) >= IGCB_RAR_ENTRIES) {
+			rctl |= IGCB_RCTL_UPE;
+		} else {
+			netdev_for_each_uc_addr(ha, netdev)
+				igcb_hw_set_rar(hw, 1 + used++, ha->addr);
+		}
+	}
+	for (i = 1 + used; i <= a->rar_used; i++)
+		igcb_hw_set_rar(hw, i, NULL);
+	a->rar_used = used;
+
+	for (i = 0; i < IGCB_MTA_REGS; i++)
+		igcb_wr32(hw, IGCB_MTA(i), a->mta[i]);
+	igcb_wr32(hw, IGCB_RCTL, rctl);
+}
+
+static int igcb_set_mac(struct net_device *netdev, void *p)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	struct sockaddr *addr = p;
+
+	if (!is_valid_ether_addr(addr->sa_data))
+		return -EADDRNOTAVAIL;
+	eth_hw_addr_set(netdev, addr->sa_data);
+	igcb_hw_set_rar(&a->hw, 0, netdev->dev_addr);
+	return 0;
+}
+
+static void igcb_vlan_mode(struct igcb_adapter *a, netdev_features_t features)
+{
+	struct igcb_hw *hw = &a->hw;
+	u32 ctrl = igcb_rd32(hw, IGCB_CTRL);
+
+	/* One bit strips on receive and allows insertion on transmit. */
+	if (features & NETIF_F_HW_VLAN_CTAG_RX)
+		ctrl |= IGCB_CTRL_VME;
+	else
+		ctrl &= ~IGCB_CTRL_VME;
+	igcb_wr32(hw, IGCB_CTRL, ctrl);
+}
+
+/* Reset the MAC and bring filters, flow control and the link setup back. */
+static void igcb_reset(struct igcb_adapter *a)
+{
+	struct igcb_hw *hw = &a->hw;
+
+	if (igcb_hw_reset(hw))
+		return;
+	igcb_wr32(hw, IGCB_RXPBS, IGCB_RXPBS_DEFAULT);
+	igcb_wr32(hw, IGCB_TXPBS, IGCB_TXPBS_DEFAULT);
+	hw->fc_current = hw->fc_requested;
+	igcb_hw_init_mac(hw, a->netdev->dev_addr, a->max_frame);
+	a->rar_used = 0;
+	igcb_hw_disable_eee(hw);
+	igcb_phy_setup_link(hw, false);
+}
+
+/* Program everything a reset cleared, and fill the receive rings. */
+static void igcb_configure(struct igcb_adapter *a)
+{
+	unsigned int i;
+
+	igcb_hw_take_control(&a->hw);
+	igcb_set_rx_mode(a->netdev);
+	igcb_vlan_mode(a, a->netdev->features);
+	igcb_tx_setup_tctl(a);
+	igcb_rss_setup(a);
+	igcb_rx_setup_rctl(a);
+	for (i = 0; i < a->num_queues; i++)
+		igcb_tx_ring_configure(&a->qv[i]->tx);
+	for (i = 0; i < a->num_queues; i++) {
+		igcb_rx_ring_configure(&a->qv[i]->rx);
+		igcb_rx_ring_fill(&a->qv[i]->rx);
+	}
+}
+
+static void igcb_up(struct igcb_adapter *a)
+{
+	unsigned int i;
+
+	igcb_configure(a);
+	clear_bit(IGCB_DOWN, &a->state);
+	for (i = 0; i < a->num_queues; i++)
+		napi_enable(&a->qv[i]->napi);
+	igcb_irq_configure(a);
+	igcb_rd32(&a->hw, IGCB_ICR);	/* drop stale causes */
+	igcb_irq_enable(a);
+	netif_tx_start_all_queues(a->netdev);
+
+	/* The watchdog reads the link and turns the carrier on. */
+	a->hw.link_check = true;
+	mod_timer(&a->watchdog_timer, jiffies + 1);
+}
+
+static void igcb_down(struct igcb_adapter *a)
+{
+	struct net_device *netdev = a->netdev;
+	struct igcb_hw *hw = &a->hw;
+	unsigned int i;
+
+	/* XDP transmit checks DOWN; the quiesce below is its grace period. */
+	set_bit(IGCB_DOWN, &a->state);
+	igcb_wr32(hw, IGCB_RCTL, igcb_rd32(hw, IGCB_RCTL) & ~IGCB_RCTL_EN);
+
+	netif_carrier_off(netdev);
+	netif_tx_disable(netdev);
+	/* No batch may still hold a doorbell of ours once we go on. */
+	for (i = 0; i < a->num_queues; i++)
+		igcb_db_tx_quiesce(&a->qv[i]->tx);
+
+	igcb_wr32(hw, IGCB_TCTL, igcb_rd32(hw, IGCB_TCTL) & ~IGCB_TCTL_EN);
+	igcb_wrflush(hw);
+	usleep_range(10000, 20000);
+
+	igcb_irq_disable(a);
+	for (i = 0; i < a->num_queues; i++)
+		napi_disable(&a->qv[i]->napi);
+
+	timer_delete_sync(&a->watchdog_timer);
+	cancel_work_sync(&a->watchdog_task);
+	timer_delete_sync(&a->watchdog_timer);
+
+	igcb_update_stats(a);
+	a->link_speed = 0;
+	a->link_duplex = 0;
+
+	if (pci_device_is_present(a->pdev))
+		igcb_reset(a);
+	for (i = 0; i < a->num_queues; i++) {
+		igcb_tx_ring_disable(&a->qv[i]->tx);
+		igcb_tx_ring_drop_all(&a->qv[i]->tx);
+		igcb_rx_ring_drain(&a->qv[i]->rx);
+	}
+}
+
+static void igcb_free_rings(struct igcb_adapter *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->num_queues; i++) {
+		igcb_tx_ring_free(&a->qv[i]->tx);
+		igcb_rx_ring_free(&a->qv[i]->rx);
+	}
+}
+
+static int igcb_alloc_rings(struct igcb_adapter *a)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < a->num_queues; i++) {
+		struct igcb_q_vector *qv = a->qv[i];
+
+		qv->tx.count = a->tx_desc;
+		qv->rx.count = a->rx_desc;
+		err = igcb_tx_ring_alloc(&qv->tx);
+		if (!err)
+			err = igcb_rx_ring_alloc(&qv->rx);
+		if (err) {
+			netdev_err(a->netdev, "cannot allocate queue %u: %d\n",
+				   i, err);
+			igcb_free_rings(a);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int igcb_open(struct net_device *netdev)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	int err;
+
+	netif_carrier_off(netdev);
+	err = igcb_alloc_rings(a);
+	if (err)
+		return err;
+	igcb_phy_power_up(&a->hw);
+
+	err = igcb_irq_request(a);
+	if (err) {
+		netdev_err(netdev, "cannot request interrupts: %d\n", err);
+		goto err_rings;
+	}
+	err = netif_set_real_num_tx_queues(netdev, a->num_queues);
+	if (!err)
+		err = netif_set_real_num_rx_queues(netdev, a->num_queues);
+	if (err)
+		goto err_irq;
+
+	igcb_up(a);
+	return 0;
+
+err_irq:
+	igcb_irq_free(a);
+err_rings:
+	igcb_free_rings(a);
+	return err;
+}
+
+int igcb_close(struct net_device *netdev)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	if (!test_bit(IGCB_DOWN, &a->state))
+		igcb_down(a);
+	igcb_irq_free(a);
+	igcb_free_rings(a);
+	return 0;
+}
+
+/**
+ * igcb_reconfigure - change queue count or ring sizes
+ * @a: the port, under RTNL
+ * @queues: queue pairs wanted
+ * @tx_desc: TX ring size
+ * @rx_desc: RX ring size
+ *
+ * A running port is closed and reopened; if it cannot reopen with the new
+ * settings it goes back to the old ones.
+ *
+ * Return: 0 or a negative errno.
+ */
+int igcb_reconfigure(struct igcb_adapter *a, unsigned int queues,
+		     u16 tx_desc, u16 rx_desc)
+{
+	struct net_device *netdev = a->netdev;
+	unsigned int old_queues = a->num_queues;
+	u16 old_tx = a->tx_desc, old_rx = a->rx_desc;
+	bool running = netif_running(netdev);
+	int err = 0;
+
+	if (running)
+		igcb_close(netdev);
+
+	if (queues != a->num_queues) {
+		igcb_irq_fini(a);
+		a->num_queues = queues;
+		err = igcb_irq_init(a);
+		if (err) {
+			a->num_queues = old_queues;
+			if (igcb_irq_init(a)) {
+				netdev_err(netdev, "no interrupts left: port is unusable\n");
+				return err;
+			}
+		}
+		if (!netif_is_rxfh_configured(netdev))
+			igcb_rss_default_reta(a);
+	}
+	if (!err) {
+		a->tx_desc = tx_desc;
+		a->rx_desc = rx_desc;
+	}
+	if (!running)
+		return err;
+
+	err = igcb_open(netdev) ? : err;
+	if (err && (a->tx_desc != old_tx || a->rx_desc != old_rx)) {
+		a->tx_desc = old_tx;
+		a->rx_desc = old_rx;
+		if (igcb_open(netdev))
+			netdev_err(netdev, "cannot reopen: port left down\n");
+	}
+	return err;
+}
+
+/* Renegotiate after a change of advertisement or flow control. */
+void igcb_restart_link(struct igcb_adapter *a)
+{
+	a->hw.fc_current = a->hw.fc_requested;
+	igcb_phy_setup_link(&a->hw, true);
+	if (!netif_running(a->netdev))
+		return;
+	mod_timer(&a->watchdog_timer, jiffies + 1);
+}
+
+static int igcb_change_mtu(struct net_device *netdev, int new_mtu)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	if (igcb_xdp_on(a) && new_mtu > IGCB_XDP_MAX_MTU) {
+		netdev_err(netdev, "MTU %d does not fit one buffer; XDP allows up to %u\n",
+			   new_mtu, IGCB_XDP_MAX_MTU);
+		return -EINVAL;
+	}
+	netdev->mtu = new_mtu;
+	a->max_frame = new_mtu + IGCB_FRAME_OVERHEAD;
+	if (!netif_running(netdev))
+		return 0;
+	/* Length limit and PAUSE water marks are set from scratch. */
+	igcb_down(a);
+	igcb_up(a);
+	return 0;
+}
+
+static void igcb_tx_timeout(struct net_device *netdev, unsigned int txqueue)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	a->tx_timeouts++;
+	netdev_err(netdev, "TX queue %u timed out: resetting\n", txqueue);
+	schedule_work(&a->reset_task);
+}
+
+static netdev_features_t igcb_fix_features(struct net_device *netdev,
+					   netdev_features_t features)
+{
+	/* VLAN insertion and stripping share CTRL.VME. */
+	if (features & NETIF_F_HW_VLAN_CTAG_RX)
+		features |= NETIF_F_HW_VLAN_CTAG_TX;
+	else
+		features &= ~NETIF_F_HW_VLAN_CTAG_TX;
+	return features;
+}
+
+static int igcb_set_features(struct net_device *netdev,
+			     netdev_features_t features)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	netdev_features_t changed = netdev->features ^ features;
+
+	if (changed & NETIF_F_HW_VLAN_CTAG_RX)
+		igcb_vlan_mode(a, features);
+	if (!(changed & NETIF_F_RXALL))
+		return 0;
+	netdev->features = features;
+	if (netif_running(netdev))
+		igcb_rx_setup_rctl(a);
+	return 1;	/* features already updated */
+}
+
+static const struct net_device_ops igcb_netdev_ops = {
+	.ndo_open		= igcb_open,
+	.ndo_stop		= igcb_close,
+	.ndo_start_xmit		= igcb_xmit,
+	.ndo_set_rx_mode	= igcb_set_rx_mode,
+	.ndo_set_mac_address	= igcb_set_mac,
+	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_change_mtu		= igcb_change_mtu,
+	.ndo_tx_timeout		= igcb_tx_timeout,
+	.ndo_get_stats64	= igcb_get_stats64,
+	.ndo_fix_features	= igcb_fix_features,
+	.ndo_set_features	= igcb_set_features,
+	.ndo_features_check	= igcb_features_check,
+	.ndo_bpf		= igcb_bpf,
+	.ndo_xdp_xmit		= igcb_xdp_xmit,
+};
+
+static const char *igcb_fc_name(enum igcb_fc_mode mode)
+{
+	switch (mode) {
+	case IGCB_FC_FULL:
+		return "RX/TX";
+	case IGCB_FC_RX:
+		return "RX";
+	case IGCB_FC_TX:
+		return "TX";
+	default:
+		return "None";
+	}
+}
+
+static bool igcb_tx_pending(struct igcb_adapter *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->num_queues; i++)
+		if (READ_ONCE(a->qv[i]->tx.next_to_clean) !=
+		    READ_ONCE(a->qv[i]->tx.next_to_use))
+			return true;
+	return false;
+}
+
+static void igcb_watchdog_task(struct work_struct *work)
+{
+	struct igcb_adapter *a = container_of(work, struct igcb_adapter,
+					      watchdog_task);
+	struct net_device *netdev = a->netdev;
+	struct igcb_hw *hw = &a->hw;
+	unsigned int i;
+	bool link;
+
+	if (test_bit(IGCB_DOWN, &a->state))
+		return;
+
+	if (igcb_phy_check_link(hw, &link))
+		link = netif_carrier_ok(netdev);
+	hw->link_check = false;
+
+	if (link && !netif_carrier_ok(netdev)) {
+		igcb_phy_speed_duplex(hw, &a->link_speed, &a->link_duplex);
+		netdev_info(netdev, "NIC Link is Up %u Mbps %s Duplex, Flow Control: %s\n",
+			    a->link_speed,
+			    a->link_duplex == DUPLEX_FULL ? "Full" : "Half",
+			    igcb_fc_name(hw->fc_current));
+		netif_carrier_on(netdev);
+	} else if (!link && netif_carrier_ok(netdev)) {
+		a->link_speed = 0;
+		a->link_duplex = 0;
+		netdev_info(netdev, "NIC Link is Down\n");
+		netif_carrier_off(netdev);
+		/* The MAC stopped sending: flush what it will never send. */
+		if (igcb_tx_pending(a))
+			schedule_work(&a->reset_task);
+	}
+
+	igcb_update_stats(a);
+	for (i = 0; i < a->num_queues; i++)
+		igcb_db_tx_watch(&a->qv[i]->tx);
+	/* Rings starved by an allocation failure get polled again. */
+	igcb_irq_kick(a);
+
+	if (!test_bit(IGCB_DOWN, &a->state))
+		mod_timer(&a->watchdog_timer, round_jiffies(jiffies + 2 * HZ));
+}
+
+static void igcb_watchdog(struct timer_list *t)
+{
+	struct igcb_adapter *a = from_timer(a, t, watchdog_timer);
+
+	schedule_work(&a->watchdog_task);
+}
+
+static void igcb_reset_task(struct work_struct *work)
+{
+	struct igcb_adapter *a = container_of(work, struct igcb_adapter,
+					      reset_task);
+
+	rtnl_lock();
+	if (netif_running(a->netdev) && netif_device_present(a->netdev) &&
+	    !test_bit(IGCB_DOWN, &a->state)) {
+		a->resets++;
+		netdev_warn(a->netdev, "resetting the port\n");
+		igcb_down(a);
+		igcb_up(a);
+	}
+	rtnl_unlock();
+}
+
+static void igcb_init_features(struct net_device *netdev)
+{
+	netdev_features_t f;
+
+	f = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_TSO | NETIF_F_TSO6 |
+	    NETIF_F_TSO_ECN | NETIF_F_RXCSUM | NETIF_F_RXHASH |
+	    NETIF_F_HW_VLAN_CTAG_RX | NETIF_F_HW_VLAN_CTAG_TX;
+	netdev->features = f | NETIF_F_HIGHDMA;
+	netdev->hw_features = f | NETIF_F_RXALL;
+	netdev->vlan_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_TSO |
+				NETIF_F_TSO6 | NETIF_F_TSO_ECN |
+				NETIF_F_HIGHDMA;
+	netdev->hw_enc_features = NETIF_F_SG | NETIF_F_HW_CSUM;
+	netdev->mpls_features = NETIF_F_HW_CSUM;
+	netdev->priv_flags |= IFF_UNICAST_FLT;
+	netdev->min_mtu = ETH_MIN_MTU;
+	netdev->max_mtu = IGCB_MAX_MTU;
+	netdev->watchdog_timeo = 5 * HZ;
+}
+
+static void igcb_read_versions(struct igcb_adapter *a)
+{
+	u16 nvm = 0;
+
+	if (igcb_nvm_read(&a->hw, IGCB_NVM_DEV_STARTER, 1, &nvm))
+		nvm = 0;
+	snprintf(a->fw_version, sizeof(a->fw_version), "%x:%x", nvm,
+		 igcb_phy_fw_version(&a->hw));
+}
+
+static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct net_device *netdev;
+	struct igcb_adapter *a;
+	struct igcb_hw *hw;
+	int err;
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		return err;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		dev_err(&pdev->dev, "no usable 64-bit DMA\n");
+		goto err_dma;
+	}
+	err = pci_request_mem_regions(pdev, igcb_driver_name);
+	if (err)
+		goto err_dma;
+	pci_set_master(pdev);
+
+	err = -ENOMEM;
+	netdev = alloc_etherdev_mq(sizeof(*a), IGCB_MAX_QUEUES);
+	if (!netdev)
+		goto err_netdev;
+	SET_NETDEV_DEV(netdev, &pdev->dev);
+	pci_set_drvdata(pdev, netdev);
+
+	a = netdev_priv(netdev);
+	a->netdev = netdev;
+	a->pdev = pdev;
+	set_bit(IGCB_DOWN, &a->state);
+	spin_lock_init(&a->stats_lock);
+	timer_setup(&a->watchdog_timer, igcb_watchdog, 0);
+	INIT_WORK(&a->watchdog_task, igcb_watchdog_task);
+	INIT_WORK(&a->reset_task, igcb_reset_task);
+
+	hw = &a->hw;
+	hw->dev = &pdev->dev;
+	hw->device_id = pdev->device;
+	mutex_init(&hw->phy_lock);
+
+	a->mac = kcalloc(igcb_mac_stats_n, sizeof(*a->mac), GFP_KERNEL);
+	if (!a->mac)
+		goto err_mac;
+
+	err = -EIO;
+	hw->io = pci_iomap(pdev, 0, 0);
+	if (!hw->io)
+		goto err_iomap;
+
+	/* I226 loses packets in ASPM L1.2 (upstream errata). */
+	if (igcb_is_i226(hw->device_id))
+		pci_disable_link_state(pdev, PCIE_LINK_STATE_L1_2);
+
+	err = igcb_hw_reset(hw);
+	if (err)
+		goto err_hw;
+	err = igcb_hw_init_nvm(hw);
+	if (err)
+		goto err_hw;
+	igcb_hw_read_perm_addr(hw);
+	if (is_valid_ether_addr(hw->perm_addr)) {
+		eth_hw_addr_set(netdev, hw->perm_addr);
+	} else {
+		dev_warn(&pdev->dev, "NVM holds no valid MAC address (%pM): using a random one\n",
+			 hw->perm_addr);
+		eth_hw_addr_random(netdev);
+	}
+	igcb_wr32(hw, IGCB_RXPBS, IGCB_RXPBS_DEFAULT);
+	igcb_wr32(hw, IGCB_TXPBS, IGCB_TXPBS_DEFAULT);
+
+	err = igcb_phy_reset(hw);
+	if (!err)
+		err = igcb_phy_identify(hw);
+	if (err)
+		dev_warn(&pdev->dev, "PHY does not answer (%d); link may not come up\n",
+			 err);
+
+	/* Defaults that ethtool may change */
+	a->tx_desc = IGCB_DEFAULT_TXD;
+	a->rx_desc = IGCB_DEFAULT_RXD;
+	a->num_queues = min_t(unsigned int, IGCB_MAX_QUEUES,
+			      num_online_cpus());
+	a->db_flags = igcb_params_db_flags();
+	a->itr_adaptive = true;
+	a->itr_us = IGCB_ITR_DEFAULT_US;
+	a->max_frame = ETH_DATA_LEN + IGCB_FRAME_OVERHEAD;
+	hw->advertised = IGCB_ADV_ALL;
+	hw->fc_requested = IGCB_FC_FULL;
+	hw->fc_autoneg = true;
+	netdev_rss_key_fill(a->rss_key, sizeof(a->rss_key));
+
+	err = igcb_qv_alloc(a);
+	if (err)
+		goto err_hw;
+	err = igcb_irq_init(a);
+	if (err) {
+		dev_err(&pdev->dev, "cannot set up interrupts: %d\n", err);
+		goto err_irq;
+	}
+	igcb_rss_default_reta(a);
+
+	netdev->netdev_ops = &igcb_netdev_ops;
+	igcb_set_ethtool_ops(netdev);
+	igcb_init_features(netdev);
+	igcb_xdp_set_features(netdev);
+
+	igcb_reset(a);
+	igcb_read_versions(a);
+	igcb_hw_take_control(hw);
+
+	err = netif_set_real_num_tx_queues(netdev, a->num_queues);
+	if (!err)
+		err = netif_set_real_num_rx_queues(netdev, a->num_queues);
+	if (!err)
+		err = register_netdev(netdev);
+	if (err)
+		goto err_register;
+	netif_carrier_off(netdev);
+
+	netdev_info(netdev, "Intel %s (%04x) at %s, MAC %pM, %u queue pair%s (%s); doorbells: skip-empty %s, batched %s\n",
+		    igcb_is_i226(hw->device_id) ? "I226" : "I225",
+		    hw->device_id, pci_name(pdev), netdev->dev_addr,
+		    a->num_queues, a->num_queues > 1 ? "s" : "",
+		    a->irq_mode == IGCB_IRQ_MSIX ? "MSI-X" :
+		    a->irq_mode == IGCB_IRQ_MSI ? "MSI" : "INTx",
+		    a->db_flags & IGCB_DB_SKIP_EMPTY ? "on" : "off",
+		    a->db_flags & IGCB_DB_TX_BATCHED ? "on" : "off");
+	return 0;
+
+err_register:
+	igcb_hw_release_control(hw);
+	igcb_irq_fini(a);
+err_irq:
+	igcb_qv_free(a);
+err_hw:
+	pci_iounmap(pdev, hw->io);
+err_iomap:
+	kfree(a->mac);
+err_mac:
+	free_netdev(netdev);
+err_netdev:
+	pci_release_mem_regions(pdev);
+err_dma:
+	pci_disable_device(pdev);
+	return err;
+}
+
+static void igcb_remove(struct pci_dev *pdev)
+{
+	struct net_device *netdev = pci_get_drvdata(pdev);
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	/* unregister_netdev() closes the port: rings, IRQs, batches. */
+	unregister_netdev(netdev);
+	cancel_work_sync(&a->reset_task);
+	cancel_work_sync(&a->watchdog_task);
+	timer_delete_sync(&a->watchdog_timer);
+
+	igcb_irq_fini(a);
+	igcb_qv_free(a);
+	igcb_hw_release_control(&a->hw);
+	pci_iounmap(pdev, a->hw.io);
+	pci_release_mem_regions(pdev);
+	kfree(a->mac);
+	mutex_destroy(&a->hw.phy_lock);
+	free_netdev(netdev);
+	pci_disable_device(pdev);
+}
+
+/* Reboot or kexec: no DMA may outlive us. */
+static void igcb_shutdown(struct pci_dev *pdev)
+{
+	struct net_device *netdev = pci_get_drvdata(pdev);
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	rtnl_lock();
+	netif_device_detach(netdev);
+	if (netif_running(netdev))
+		igcb_close(netdev);
+	igcb_hw_release_control(&a->hw);
+	rtnl_unlock();
+	pci_clear_master(pdev);
+}
+
+static struct pci_driver igcb_driver = {
+	.name		= IGCB_DRV_NAME,
+	.id_table	= igcb_pci_tbl,
+	.probe		= igcb_probe,
+	.remove		= igcb_remove,
+	.shutdown	= igcb_shutdown,
+};
+
+module_pci_driver(igcb_driver);
+
+MODULE_DESCRIPTION("Intel I225/I226 Ethernet for routers, with skip-empty and NAPI-batched doorbells");
+MODULE_LICENSE("GPL");

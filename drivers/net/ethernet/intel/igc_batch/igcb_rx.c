@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * igc_batch receive: rings of page_pool pages, the NAPI receive pass,
+ * checksum, RSS hash and VLAN from the descriptor, frames over several
+ * buffers (jumbo), RSS configuration.
+ *
+ * Every buffer is a whole page: XDP headroom, IGCB_RX_BUFSZ for the
+ * hardware, then room for the skb_shared_info, so a one-buffer frame is
+ * turned into an skb in place (napi_build_skb) and the page goes back to
+ * the pool when the stack frees it.  The descriptors from next_to_clean
+ * up to next_to_use are the hardware's; one slot always stays empty.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/bpf.h>
+#include <linux/dma-mapping.h>
+
+#include "igcb.h"
+
+static_assert(IGCB_RX_HEADROOM + IGCB_RX_BUFSZ +
+	      SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) <= PAGE_SIZE);
+
+int igcb_rx_ring_alloc(struct igcb_rx_ring *ring)
+{
+	struct page_pool_params pp = {
+		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
+		.order = 0,
+		.pool_size = ring->count,
+		.nid = dev_to_node(ring->dev),
+		.dev = ring->dev,
+		/* XDP_TX sends our pages back out as they are */
+		.dma_dir = igcb_xdp_on(ring->adapter) ? DMA_BIDIRECTIONAL :
+							DMA_FROM_DEVICE,
+		.offset = IGCB_RX_HEADROOM,
+		.max_len = IGCB_RX_BUFSZ,
+#ifdef IGCB_HAVE_PP_NAPI
+		.napi = &ring->qv->napi,
+		.netdev = ring->netdev,
+#endif
+	};
+	int err = -ENOMEM;
+
+	ring->bufs = kvcalloc(ring->count, sizeof(*ring->bufs), GFP_KERNEL);
+	if (!ring->bufs)
+		return -ENOMEM;
+	ring->size = ALIGN(ring->count * sizeof(union igcb_rx_desc), 4096);
+	ring->desc = dma_alloc_coherent(ring->dev, ring->size, &ring->dma,
+					GFP_KERNEL);
+	if (!ring->desc)
+		goto err;
+
+	ring->pp = page_pool_create(&pp);
+	if (IS_ERR(ring->pp)) {
+		err = PTR_ERR(ring->pp);
+		ring->pp = NULL;
+		goto err;
+	}
+	err = xdp_rxq_info_reg(&ring->xdp_rxq, ring->netdev, ring->qid,
+			       ring->qv->napi.napi_id);
+	if (err)
+		goto err;
+	err = xdp_rxq_info_reg_mem_model(&ring->xdp_rxq, MEM_TYPE_PAGE_POOL,
+					 ring->pp);
+	if (err)
+		goto err;
+	return 0;
+
+err:
+	igcb_rx_ring_free(ring);
+	return err;
+}
+
+void igcb_rx_ring_free(struct igcb_rx_ring *ring)
+{
+	igcb_rx_ring_drain(ring);
+	/* Unregistering drops the memory model's reference on the pool. */
+	if (xdp_rxq_info_is_reg(&ring->xdp_rxq))
+		xdp_rxq_info_unreg(&ring->xdp_rxq);
+	if (ring->pp)
+		page_pool_destroy(ring->pp);
+	ring->pp = NULL;
+	if (ring->desc)
+		dma_free_coherent(ring->dev, ring->size, ring->desc, ring->dma);
+	ring->desc = NULL;
+	kvfree(ring->bufs);
+	ring->bufs = NULL;
+}
+
+/**
+ * igcb_rx_ring_drain - give every page back to the pool
+ * @ring: a ring the hardware no longer writes, NAPI disabled
+ *
+ * The pool itself waits, when destroyed, for pages still in the stack.
+ */
+void igcb_rx_ring_drain(struct igcb_rx_ring *ring)
+{
+	unsigned int i;
+
+	if (ring->skb) {
+		dev_kfree_skb_any(ring->skb);
+		ring->skb = NULL;
+	}
+	ring->discard = false;
+	if (!ring->bufs)
+		return;
+	for (i = 0; i < ring->count; i++) {
+		struct igcb_rx_buf *b = &ring->bufs[i];
+
+		if (b->page)
+			page_pool_put_full_page(ring->pp, b->page, false);
+		b->page = NULL;
+	}
+	ring->next_to_use = 0;
+	ring->next_to_clean = 0;
+}
+
+/**
+ * igcb_rx_ring_configure - program an RX ring after a reset
+ * @ring: the ring, allocated and drained
+ */
+void igcb_rx_ring_configure(struct igcb_rx_ring *ring)
+{
+	struct igcb_hw *hw = &ring->adapter->hw;
+	unsigned int n = ring->qid;
+
+	igcb_wr32(hw, IGCB_RXDCTL(n), 0);
+	igcb_wrflush(hw);
+	igcb_wr32(hw, IGCB_RDBAL(n), lower_32_bits(ring->dma));
+	igcb_wr32(hw, IGCB_RDBAH(n), upper_32_bits(ring->dma));
+	igcb_wr32(hw, IGCB_RDLEN(n), ring->count * sizeof(union igcb_rx_desc));
+	igcb_wr32(hw, IGCB_RDH(n), 0);
+	ring->rdt = hw->io + IGCB_RDT(n);
+	memset(ring->desc, 0, ring->size);
+	igcb_db_rx_init(ring);
+
+	igcb_wr32(hw, IGCB_SRRCTL(n),
+		  FIELD_PREP(IGCB_SRRCTL_BSIZEPKT, IGCB_RX_BUFSZ / 1024) |
+		  FIELD_PREP(IGCB_SRRCTL_BSIZEHDR, 256 / 64) |
+		  FIELD_PREP(IGCB_SRRCTL_DESCTYPE,
+			     IGCB_SRRCTL_DESC_ADV_ONEBUF));
+	igcb_wr32(hw, IGCB_RXDCTL(n),
+		  FIELD_PREP(IGCB_XDCTL_PTHRESH, 8) |
+		  FIELD_PREP(IGCB_XDCTL_HTHRESH, 8) |
+		  FIELD_PREP(IGCB_XDCTL_WTHRESH, 4) | IGCB_XDCTL_ENABLE);
+}
+
+/*
+ * Post up to @n buffers from next_to_use, then publish them.  Writing
+ * hdr_addr clears the write-back status of the slot (DD), so a slot is
+ * never mistaken for a completed one.
+ */
+static void igcb_rx_refill(struct igcb_rx_ring *ring, unsigned int n)
+{
+	u16 i = ring->next_to_use;
+
+	while (n--) {
+		struct igcb_rx_buf *b = &ring->bufs[i];
+		union igcb_rx_desc *d = &ring->desc[i];
+
+		if (!b->page) {
+			struct page *page = page_pool_dev_alloc_pages(ring->pp);
+
+			if (unlikely(!page)) {
+				u64_stats_update_begin(&ring->sync);
+				ring->st.alloc_failed++;
+				u64_stats_update_end(&ring->sync);
+				break;
+			}
+			b->page = page;
+			b->dma = page_pool_get_dma_addr(page);
+		}
+		d->read.pkt_addr = cpu_to_le64(b->dma + IGCB_RX_HEADROOM);
+		d->read.hdr_addr = 0;
+		if (++i == ring->count)
+			i = 0;
+	}
+	ring->next_to_use = i;
+	igcb_db_rx_publish(ring);
+}
+
+void igcb_rx_ring_fill(struct igcb_rx_ring *ring)
+{
+	igcb_rx_refill(ring, igcb_rx_unused(ring));
+}
+
+static bool igcb_rss_type_l4(unsigned int type)
+{
+	switch (type) {
+	case IGCB_RSS_TCP_IPV4:
+	case IGCB_RSS_TCP_IPV6:
+	case IGCB_RSS_TCP_IPV6_EX:
+	case IGCB_RSS_UDP_IPV4:
+	case IGCB_RSS_UDP_IPV6:
+	case IGCB_RSS_UDP_IPV6_EX:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void igcb_rx_csum(struct igcb_rx_ring *ring, u32 staterr,
+			 struct sk_buff *skb)
+{
+	skb_checksum_none_assert(skb);
+	if (!(ring->netdev->features & NETIF_F_RXCSUM) ||
+	    (staterr & IGCB_RXD_STAT_IXSM))
+		return;
+	if (staterr & (IGCB_RXD_ERR_L4E | IGCB_RXD_ERR_IPE)) {
+		/* Let the stack look again and count it there as well. */
+		u64_stats_update_begin(&ring->sync);
+		ring->st.csum_err++;
+		u64_stats_update_end(&ring->sync);
+		return;
+	}
+	if (staterr & (IGCB_RXD_STAT_TCPCS | IGCB_RXD_STAT_UDPCS))
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+}
+
+/* Hash, checksum, VLAN and protocol from the frame's last descriptor. */
+static void igcb_rx_fields(struct igcb_rx_ring *ring, union igcb_rx_desc *d,
+			   u32 staterr, struct sk_buff *skb)
+{
+	netdev_features_t features = ring->netdev->features;
+
+	if (features & NETIF_F_RXHASH) {
+		unsigned int type = FIELD_GET(IGCB_RXD_RSS_TYPE,
+					      le32_to_cpu(d->wb.info));
+
+		if (type)
+			skb_set_hash(skb, le32_to_cpu(d->wb.rss_hash),
+				     igcb_rss_type_l4(type) ?
+				     PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
+	}
+	igcb_rx_csum(ring, staterr, skb);
+	if ((features & NETIF_F_HW_VLAN_CTAG_RX) &&
+	    (staterr & IGCB_RXD_STAT_VP))
+		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q),
+				       le16_to_cpu(d->wb.vlan));
+	skb_record_rx_queue(skb, ring->qid);
+	skb->protocol = eth_type_trans(skb, ring->netdev);
+}
+
+static void igcb_rx_count_drop(struct igcb_rx_ring *ring)
+{
+	u64_stats_update_begin(&ring->sync);
+	ring->st.dropped++;
+	u64_stats_update_end(&ring->sync);
+}
+
+/* The first buffer of a frame, as an skb built around its page. */
+static struct sk_buff *igcb_rx_build(struct igcb_rx_ring *ring,
+				     struct page *page, unsigned int headroom,
+				     unsigned int len, unsigned int metasize)
+{
+	struct sk_buff *skb;
+
+	skb = napi_build_skb(page_address(page), PAGE_SIZE);
+	if (unlikely(!skb)) {
+		u64_stats_update_begin(&ring->sync);
+		ring->st.alloc_failed++;
+		u64_stats_update_end(&ring->sync);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, headroom);
+	__skb_put(skb, len);
+	if (metasize)
+		skb_metadata_set(skb, metasize);
+	return skb;
+}
+
+/**
+ * igcb_rx_clean - the receive part of a NAPI poll
+ * @qv: the queue vector
+ * @budget: frames the poll may hand on
+ *
+ * Runs inside the poll's dbbatch batch: packets this pass forwards hold
+ * their transmit doorbells until the pass ends.
+ *
+ * Return: frames handed on (to the stack or to XDP).
+ */
+int igcb_rx_clean(struct igcb_q_vector *qv, int budget)
+{
+	struct igcb_rx_ring *ring = &qv->rx;
+	struct igcb_adapter *a = ring->adapter;
+	struct bpf_prog *prog = READ_ONCE(a->xdp_prog);
+	enum dma_data_direction dir = page_pool_get_dma_dir(ring->pp);
+	unsigned int done = 0, bytes = 0, cleaned = 0, xdp_flags = 0;
+	unsigned int xdp_drop = 0, xdp_tx = 0, xdp_redir = 0;
+	struct sk_buff *skb = ring->skb;
+	u16 ntc = ring->next_to_clean;
+
+	while (done < budget) {
+		unsigned int len, headroom = IGCB_RX_HEADROOM, metasize = 0;
+		union igcb_rx_desc *d;
+		struct igcb_rx_buf *b;
+		struct page *page;
+		u32 staterr;
+		bool eop;
+
+		/* Give buffers back in groups: one at a time costs doorbells. */
+		if (cleaned >= IGCB_RX_REFILL_BATCH) {
+			ring->next_to_clean = ntc;
+			igcb_rx_refill(ring, igcb_rx_unused(ring));
+			cleaned = 0;
+		}
+		if (ntc == ring->next_to_use)
+			break;		/* nothing posted */
+		d = &ring->desc[ntc];
+		if (!(READ_ONCE(d->wb.status_error) &
+		      cpu_to_le32(IGCB_RXD_STAT_DD)))
+			break;
+		/* The rest of the write-back only after DD was seen. */
+		dma_rmb();
+		staterr = le32_to_cpu(d->wb.status_error);
+		len = le16_to_cpu(d->wb.length);
+		eop = staterr & IGCB_RXD_STAT_EOP;
+
+		b = &ring->bufs[ntc];
+		page = b->page;
+		b->page = NULL;
+		if (++ntc == ring->count)
+			ntc = 0;
+		cleaned++;
+		if (unlikely(!page)) {
+			/* Never posted: lose the frame it belongs to. */
+			if (skb)
+				dev_kfree_skb_any(skb);
+			skb = NULL;
+			ring->discard = !eop;
+			igcb_rx_count_drop(ring);
+			continue;
+		}
+		if (unlikely(len > IGCB_RX_BUFSZ))
+			len = IGCB_RX_BUFSZ;
+		dma_sync_single_range_for_cpu(ring->dev, b->dma,
+					      IGCB_RX_HEADROOM, len, dir);
+
+		if (unlikely(ring->discard)) {
+			page_pool_recycle_direct(ring->pp, page);
+			if (eop)
+				ring->discard = false;
+			continue;
+		}
+
+		if (!skb) {
+			if (prog && eop) {
+				struct xdp_buff xdp;
+				unsigned int act;
+
+				xdp_init_buff(&xdp, PAGE_SIZE, &ring->xdp_rxq);
+				xdp_prepare_buff(&xdp, page_address(page),
+						 IGCB_RX_HEADROOM, len, true);
+				act = igcb_xdp_run(ring, prog, &xdp, page);
+				if (act != IGCB_XDP_PASS) {
+					xdp_flags |= act;
+					xdp_drop += !!(act & IGCB_XDP_CONSUMED);
+					xdp_tx += !!(act & IGCB_XDP_TX);
+					xdp_redir += !!(act & IGCB_XDP_REDIR);
+					bytes += len;
+					done++;
+					continue;
+				}
+				headroom = xdp.data - xdp.data_hard_start;
+				len = xdp.data_end - xdp.data;
+				metasize = xdp.data - xdp.data_meta;
+			} else if (prog) {
+				/* XDP sees whole frames only: drop this one. */
+				page_pool_recycle_direct(ring->pp, page);
+				ring->discard = true;
+				igcb_rx_count_drop(ring);
+				continue;
+			}
+			skb = igcb_rx_build(ring, page, headroom, len, metasize);
+			if (unlikely(!skb)) {
+				page_pool_recycle_direct(ring->pp, page);
+				ring->discard = !eop;
+				igcb_rx_count_drop(ring);
+				continue;
+			}
+		} else {
+			unsigned int nr = skb_shinfo(skb)->nr_frags;
+
+			if (unlikely(nr >= MAX_SKB_FRAGS)) {
+				page_pool_recycle_direct(ring->pp, page);
+				dev_kfree_skb_any(skb);
+				skb = NULL;
+				ring->discard = !eop;
+				igcb_rx_count_drop(ring);
+				continue;
+			}
+			skb_add_rx_frag(skb, nr, page, IGCB_RX_HEADROOM, len,
+					PAGE_SIZE);
+		}
+
+		if (!eop)
+			continue;	/* the frame goes on in the next buffer */
+
+		if (unlikely(staterr & IGCB_RXD_ERR_RXE) &&
+		    !(ring->netdev->features & NETIF_F_RXALL)) {
+			dev_kfree_skb_any(skb);
+			skb = NULL;
+			igcb_rx_count_drop(ring);
+			continue;
+		}
+		if (eth_skb_pad(skb)) {
+			skb = NULL;
+			continue;
+		}
+		bytes += skb->len;
+		igcb_rx_fields(ring, d, staterr, skb);
+		napi_gro_receive(&qv->napi, skb);
+		skb = NULL;
+		done++;
+	}
+
+	ring->skb = skb;
+	ring->next_to_clean = ntc;
+	if (xdp_flags & (IGCB_XDP_TX | IGCB_XDP_REDIR))
+		igcb_xdp_finalize(a, xdp_flags);
+	/* Also retries a refill that an allocation failure cut short. */
+	if (igcb_rx_unused(ring))
+		igcb_rx_refill(ring, igcb_rx_unused(ring));
+
+	u64_stats_update_begin(&ring->sync);
+	ring->st.packets += done;
+	ring->st.bytes += bytes;
+	ring->st.xdp_drop += xdp_drop;
+	ring->st.xdp_tx += xdp_tx;
+	ring->st.xdp_redirect += xdp_redir;
+	u64_stats_update_end(&ring->sync);
+	qv->itr_pkts += done;
+	qv->itr_bytes += bytes;
+	return done;
+}
+
+void igcb_rx_setup_rctl(struct igcb_adapter *a)
+{
+	struct igcb_hw *hw = &a->hw;
+	u32 rctl;
+
+	/* Hardware errata: IPv6 extension header parsing stays off. */
+	igcb_wr32(hw, IGCB_RFCTL,
+		  igcb_rd32(hw, IGCB_RFCTL) | IGCB_RFCTL_IPV6_EX_DIS);
+
+	rctl = igcb_rd32(hw, IGCB_RCTL);
+	rctl &= ~(IGCB_RCTL_LBM | IGCB_RCTL_MO | IGCB_RCTL_SBP | IGCB_RCTL_SZ |
+		  IGCB_RCTL_PMCF);
+	rctl |= IGCB_RCTL_EN | IGCB_RCTL_BAM | IGCB_RCTL_SECRC | IGCB_RCTL_LPE;
+	if (a->netdev->features & NETIF_F_RXALL) {
+		/* Bad frames and MAC control frames too, for sniffing. */
+		rctl |= IGCB_RCTL_SBP | IGCB_RCTL_PMCF;
+		rctl &= ~(IGCB_RCTL_DPF | IGCB_RCTL_CFIEN);
+	}
+	igcb_wr32(hw, IGCB_RLPML, a->max_frame);
+	igcb_wr32(hw, IGCB_RCTL, rctl);
+}
+
+void igcb_rss_default_reta(struct igcb_adapter *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < IGCB_RETA_SIZE; i++)
+		a->reta[i] = i % a->num_queues;
+}
+
+void igcb_rss_write_reta(struct igcb_adapter *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < IGCB_RETA_SIZE / 4; i++)
+		igcb_wr32(&a->hw, IGCB_RETA(i),
+			  a->reta[4 * i] | a->reta[4 * i + 1] << 8 |
+			  a->reta[4 * i + 2] << 16 |
+			  (u32)a->reta[4 * i + 3] << 24);
+}
+
+/*
+ * Toeplitz over addresses and, for TCP and UDP, ports: a router's UDP
+ * flows spread over the queues too.  PCSD puts the hash in the
+ * descriptor in place of the raw packet checksum.
+ */
+void igcb_rss_setup(struct igcb_adapter *a)
+{
+	struct igcb_hw *hw = &a->hw;
+	unsigned int i;
+
+	for (i = 0; i < IGCB_RSS_KEY_SIZE / 4; i++)
+		igcb_wr32(hw, IGCB_RSSRK(i),
+			  a->rss_key[4 * i] | a->rss_key[4 * i + 1] << 8 |
+			  a->rss_key[4 * i + 2] << 16 |
+			  (u32)a->rss_key[4 * i + 3] << 24);
+	igcb_rss_write_reta(a);
+	igcb_wr32(hw, IGCB_RXCSUM,
+		  igcb_rd32(hw, IGCB_RXCSUM) | IGCB_RXCSUM_PCSD);
+	igcb_wr32(hw, IGCB_MRQC,
+		  IGCB_MRQC_RSS_EN | IGCB_MRQC_IPV4 | IGCB_MRQC_IPV4_TCP |
+		  IGCB_MRQC_IPV6 | IGCB_MRQC_IPV6_TCP |
+		  IGCB_MRQC_IPV6_TCP_EX | IGCB_MRQC_IPV4_UDP |
+		  IGCB_MRQC_IPV6_UDP);
+}

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * igc_batch transmit: ring setup, the stack's transmit (checksum and TSO
+ * context descriptors, scatter-gather), completion with BQL.
+ *
+ * Each packet takes an optional context descriptor, then data descriptors
+ * of at most 32 KB each; the last has EOP and RS.  bufs[] mirrors the
+ * ring: the packet's first slot holds the skb (or XDP frame) and the
+ * pointer to its last descriptor, and every slot whose descriptor starts a
+ * mapped piece records that mapping.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/checksum.h>
+
+#include "igcb.h"
+
+#define IGCB_TXF_VLAN		BIT(0)
+#define IGCB_TXF_TSO		BIT(1)
+#define IGCB_TXF_CSUM		BIT(2)
+#define IGCB_TXF_IPV4		BIT(3)
+
+int igcb_tx_ring_alloc(struct igcb_tx_ring *ring)
+{
+	ring->bufs = kvcalloc(ring->count, sizeof(*ring->bufs), GFP_KERNEL);
+	if (!ring->bufs)
+		return -ENOMEM;
+	ring->size = ALIGN(ring->count * sizeof(union igcb_tx_desc), 4096);
+	ring->desc = dma_alloc_coherent(ring->dev, ring->size, &ring->dma,
+					GFP_KERNEL);
+	if (!ring->desc) {
+		kvfree(ring->bufs);
+		ring->bufs = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void igcb_tx_ring_free(struct igcb_tx_ring *ring)
+{
+	igcb_tx_ring_drop_all(ring);
+	if (ring->desc)
+		dma_free_coherent(ring->dev, ring->size, ring->desc, ring->dma);
+	ring->desc = NULL;
+	kvfree(ring->bufs);
+	ring->bufs = NULL;
+}
+
+static void igcb_tx_unmap(struct igcb_tx_ring *ring, struct igcb_tx_buf *b)
+{
+	if (!b->len)
+		return;
+	if (b->map_page)
+		dma_unmap_page(ring->dev, b->dma, b->len, DMA_TO_DEVICE);
+	else
+		dma_unmap_single(ring->dev, b->dma, b->len, DMA_TO_DEVICE);
+	b->len = 0;
+}
+
+static void igcb_tx_free_payload(struct igcb_tx_buf *first, int napi_budget)
+{
+	switch (first->kind) {
+	case IGCB_TXB_SKB:
+		napi_consume_skb(first->skb, napi_budget);
+		break;
+	case IGCB_TXB_XDP_TX:
+	case IGCB_TXB_XDP_NDO:
+		/* Not the ring's own NAPI context: no direct recycling. */
+		xdp_return_frame(first->xdpf);
+		break;
+	}
+	first->skb = NULL;
+}
+
+/**
+ * igcb_tx_ring_drop_all - free every packet still on the ring
+ * @ring: a ring the hardware no longer reads (disabled or reset)
+ */
+void igcb_tx_ring_drop_all(struct igcb_tx_ring *ring)
+{
+	unsigned int i;
+
+	if (!ring->bufs)
+		return;
+	for (i = 0; i < ring->count; i++) {
+		struct igcb_tx_buf *b = &ring->bufs[i];
+
+		igcb_tx_unmap(ring, b);
+		if (b->eop) {
+			igcb_tx_free_payload(b, 0);
+			b->eop = NULL;
+		}
+	}
+	netdev_tx_reset_queue(netdev_get_tx_queue(ring->netdev, ring->qid));
+	ring->next_to_use = 0;
+	ring->next_to_clean = 0;
+	ring->tail_written = 0;
+}
+
+/**
+ * igcb_tx_ring_configure - program a TX ring after a reset
+ * @ring: the ring, allocated and empty
+ */
+void igcb_tx_ring_configure(struct igcb_tx_ring *ring)
+{
+	struct igcb_hw *hw = &ring->adapter->hw;
+	unsigned int n = ring->qid;
+
+	igcb_wr32(hw, IGCB_TXDCTL(n), 0);
+	igcb_wrflush(hw);
+	igcb_wr32(hw, IGCB_TDBAL(n), lower_32_bits(ring->dma));
+	igcb_wr32(hw, IGCB_TDBAH(n), upper_32_bits(ring->dma));
+	igcb_wr32(hw, IGCB_TDLEN(n), ring->count * sizeof(union igcb_tx_desc));
+	igcb_wr32(hw, IGCB_TDH(n), 0);
+	ring->tdt = hw->io + IGCB_TDT(n);
+	memset(ring->desc, 0, ring->size);
+	memset(ring->bufs, 0, ring->count * sizeof(*ring->bufs));
+	igcb_db_tx_init(ring);
+	netdev_tx_reset_queue(ring->dbq.txq);
+
+	/*
+	 * Prefetch 8 descriptors ahead; write back completions 16 at a time
+	 * (RS is set on every packet, so this only batches the DD writes).
+	 */
+	igcb_wr32(hw, IGCB_TXDCTL(n),
+		  FIELD_PREP(IGCB_XDCTL_PTHRESH, 8) |
+		  FIELD_PREP(IGCB_XDCTL_HTHRESH, 1) |
+		  FIELD_PREP(IGCB_XDCTL_WTHRESH, 16) | IGCB_XDCTL_ENABLE);
+}
+
+void igcb_tx_ring_disable(struct igcb_tx_ring *ring)
+{
+	struct igcb_hw *hw = &ring->adapter->hw;
+	u32 txdctl = igcb_rd32(hw, IGCB_TXDCTL(ring->qid));
+
+	txdctl &= ~IGCB_XDCTL_ENABLE;
+	igcb_wr32(hw, IGCB_TXDCTL(ring->qid), txdctl | IGCB_XDCTL_SWFLUSH);
+}
+
+void igcb_tx_setup_tctl(struct igcb_adapter *a)
+{
+	struct igcb_hw *hw = &a->hw;
+	u32 tctl;
+
+	tctl = igcb_rd32(hw, IGCB_TCTL);
+	tctl &= ~(IGCB_TCTL_CT | IGCB_TCTL_COLD);
+	tctl |= IGCB_TCTL_EN | IGCB_TCTL_PSP | IGCB_TCTL_RTLC |
+		FIELD_PREP(IGCB_TCTL_CT, 15) | FIELD_PREP(IGCB_TCTL_COLD, 63);
+	igcb_wr32(hw, IGCB_TCTL, tctl);
+}
+
+static u16 igcb_tx_next(const struct igcb_tx_ring *ring, u16 i)
+{
+	return ++i == ring->count ? 0 : i;
+}
+
+static void igcb_tx_ctx(struct igcb_tx_ring *ring, u32 vlan_macip_lens,
+			u32 tucmd, u32 mss_l4len)
+{
+	struct igcb_tx_ctx_desc *ctx;
+
+	ctx = (struct igcb_tx_ctx_desc *)&ring->desc[ring->next_to_use];
+	ctx->vlan_macip_lens = cpu_to_le32(vlan_macip_lens);
+	ctx->launch_time = 0;
+	ctx->type_tucmd_mlhl = cpu_to_le32(tucmd | IGCB_TXD_CMD_DEXT |
+					   IGCB_TXD_DTYP_CTXT);
+	ctx->mss_l4len_idx = cpu_to_le32(mss_l4len);
+	ring->next_to_use = igcb_tx_next(ring, ring->next_to_use);
+}
+
+/*
+ * TSO: the hardware cuts the TCP payload into gso_size segments and fixes
+ * up lengths and checksums; it wants the TCP checksum seeded with the
+ * pseudo-header without the length, and zero IP lengths.
+ */
+static int igcb_tx_tso(struct igcb_tx_ring *ring, struct igcb_tx_buf *first,
+		       u32 *flags, u8 *hdr_len)
+{
+	struct sk_buff *skb = first->skb;
+	unsigned int l4_off, ip_off, paylen;
+	u32 tucmd = IGCB_CTX_TUCMD_L4T_TCP;
+	struct tcphdr *th;
+	int err;
+
+	if (skb->ip_summed != CHECKSUM_PARTIAL || !skb_is_gso(skb))
+		return 0;
+	if (!(skb_shinfo(skb)->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)))
+		return 0;
+	err = skb_cow_head(skb, 0);
+	if (err < 0)
+		return err;
+
+	ip_off = skb_network_offset(skb);
+	l4_off = skb_checksum_start_offset(skb);
+	th = (struct tcphdr *)skb_checksum_start(skb);
+
+	if (ip_hdr(skb)->version == 4) {
+		struct iphdr *iph = ip_hdr(skb);
+
+		iph->tot_len = 0;
+		iph->check = 0;
+		tucmd |= IGCB_CTX_TUCMD_IPV4;
+		*flags |= IGCB_TXF_TSO | IGCB_TXF_CSUM | IGCB_TXF_IPV4;
+	} else {
+		ipv6_hdr(skb)->payload_len = 0;
+		*flags |= IGCB_TXF_TSO | IGCB_TXF_CSUM;
+	}
+
+	paylen = skb->len - l4_off;
+	csum_replace_by_diff(&th->check, (__force __wsum)htonl(paylen));
+	*hdr_len = l4_off + th->doff * 4;
+
+	first->segs = skb_shinfo(skb)->gso_segs;
+	first->bytes += (first->segs - 1) * *hdr_len;
+
+	igcb_tx_ctx(ring,
+		    (l4_off - ip_off) | ip_off << IGCB_CTX_MACLEN_SHIFT |
+		    (*flags & IGCB_TXF_VLAN ?
+		     (u32)skb_vlan_tag_get(skb) << IGCB_CTX_VLAN_SHIFT : 0),
+		    tucmd,
+		    th->doff * 4 << IGCB_CTX_L4LEN_SHIFT |
+		    (u32)skb_shinfo(skb)->gso_size << IGCB_CTX_MSS_SHIFT);
+	return 1;
+}
+
+/* Checksum offload and VLAN insertion both need a context descriptor. */
+static void igcb_tx_csum(struct igcb_tx_ring *ring, struct igcb_tx_buf *first,
+			 u32 *flags)
+{
+	struct sk_buff *skb = first->skb;
+	u32 vlan_macip_lens = 0, tucmd = 0;
+
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		switch (skb->csum_offset) {
+		case offsetof(struct tcphdr, check):
+			tucmd = IGCB_CTX_TUCMD_L4T_TCP;
+			fallthrough;
+		case offsetof(struct udphdr, check):
+			*flags |= IGCB_TXF_CSUM;
+			vlan_macip_lens = skb_checksum_start_offset(skb) -
+					  skb_network_offset(skb);
+			break;
+		default:
+			/* Only TCP and UDP are known to the hardware. */
+			skb_checksum_help(skb);
+			break;
+		}
+	}
+	if (!(*flags & (IGCB_TXF_CSUM | IGCB_TXF_VLAN)))
+		return;
+
+	vlan_macip_lens |= skb_network_offset(skb) << IGCB_CTX_MACLEN_SHIFT;
+	if (*flags & IGCB_TXF_VLAN)
+		vlan_macip_lens |=
+			(u32)skb_vlan_tag_get(skb) << IGCB_CTX_VLAN_SHIFT;
+	igcb_tx_ctx(ring, vlan_macip_lens, tucmd, 0);
+}
+
+/* Undo the mappings of a packet that could not be completed. */
+static void igcb_tx_unwind(struct igcb_tx_ring *ring, u16 first_idx)
+{
+	u16 i;
+
+	for (i = first_idx; i != ring->next_to_use; i = igcb_tx_next(ring, i))
+		igcb_tx_unmap(ring, &ring->bufs[i]);
+	ring->next_to_use = first_idx;
+}
+
+/* Write the data descriptors of one mapped piece. */
+static union igcb_tx_desc *igcb_tx_piece(struct igcb_tx_ring *ring,
+					 dma_addr_t dma, unsigned int size,
+					 u32 cmd, u32 *olinfo)
+{
+	union igcb_tx_desc *d = NULL;
+
+	while (size) {
+		unsigned int chunk = min_t(unsigned int, size,
+					   IGCB_TXD_MAX_DATA);
+
+		d = &ring->desc[ring->next_to_use];
+		d->read.addr = cpu_to_le64(dma);
+		d->read.cmd_type_len = cpu_to_le32(cmd | chunk);
+		/* PAYLEN and offload bits go in the packet's first one only */
+		d->read.olinfo_status = cpu_to_le32(*olinfo);
+		*olinfo = 0;
+		dma += chunk;
+		size -= chunk;
+		ring->next_to_use = igcb_tx_next(ring, ring->next_to_use);
+	}
+	return d;
+}
+
+static int igcb_tx_map(struct igcb_tx_ring *ring, struct igcb_tx_buf *first,
+		       u16 first_idx, u32 flags, u8 hdr_len)
+{
+	struct sk_buff *skb = first->skb;
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	union igcb_tx_desc *last = NULL, *d;
+	u32 cmd, olinfo;
+	unsigned int f;
+	dma_addr_t dma;
+
+	cmd = IGCB_TXD_DTYP_DATA | IGCB_TXD_CMD_DEXT | IGCB_TXD_CMD_IFCS;
+	if (flags & IGCB_TXF_VLAN)
+		cmd |= IGCB_TXD_CMD_VLE;
+	if (flags & IGCB_TXF_TSO)
+		cmd |= IGCB_TXD_CMD_TSE;
+	if (unlikely(skb->no_fcs))
+		cmd &= ~IGCB_TXD_CMD_IFCS;
+
+	olinfo = (skb->len - hdr_len) << IGCB_TXD_PAYLEN_SHIFT;
+	if (flags & IGCB_TXF_CSUM)
+		olinfo |= IGCB_TXD_POPTS_TXSM;
+	if (flags & IGCB_TXF_IPV4)
+		olinfo |= IGCB_TXD_POPTS_IXSM;
+
+	if (skb_headlen(skb)) {
+		struct igcb_tx_buf *b = &ring->bufs[ring->next_to_use];
+
+		dma = dma_map_single(ring->dev, skb->data, skb_headlen(skb),
+				     DMA_TO_DEVICE);
+		if (dma_mapping_error(ring->dev, dma))
+			goto err;
+		b->dma = dma;
+		b->len = skb_headlen(skb);
+		b->map_page = false;
+		last = igcb_tx_piece(ring, dma, b->len, cmd, &olinfo);
+	}
+
+	for (f = 0; f < sh->nr_frags; f++) {
+		const skb_frag_t *frag = &sh->frags[f];
+		unsigned int size = skb_frag_size(frag);
+		struct igcb_tx_buf *b;
+
+		if (!size)
+			continue;
+		b = &ring->bufs[ring->next_to_use];
+		dma = skb_frag_dma_map(ring->dev, frag, 0, size,
+				       DMA_TO_DEVICE);
+		if (dma_mapping_error(ring->dev, dma))
+			goto err;
+		b->dma = dma;
+		b->len = size;
+		b->map_page = true;
+		d = igcb_tx_piece(ring, dma, size, cmd, &olinfo);
+		last = d;
+	}
+	if (unlikely(!last))
+		goto err;
+
+	last->read.cmd_type_len |= cpu_to_le32(IGCB_TXD_CMD_EOP |
+					       IGCB_TXD_CMD_RS);
+	skb_tx_timestamp(skb);
+	first->stamp = jiffies;
+	/* The descriptors must be complete before the cleaner sees eop. */
+	smp_wmb();
+	first->eop = last;
+	return 0;
+
+err:
+	net_err_ratelimited("%s: TX DMA mapping failed\n",
+			    netdev_name(ring->netdev));
+	igcb_tx_unwind(ring, first_idx);
+	return -ENOMEM;
+}
+
+static unsigned int igcb_tx_desc_count(const struct sk_buff *skb)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	unsigned int n = DIV_ROUND_UP(skb_headlen(skb), IGCB_TXD_MAX_DATA);
+	unsigned int f;
+
+	for (f = 0; f < sh->nr_frags; f++)
+		n += DIV_ROUND_UP(skb_frag_size(&sh->frags[f]),
+				  IGCB_TXD_MAX_DATA);
+	return n;
+}
+
+/*
+ * Stop the queue when fewer than @need slots are free.  The barrier pairs
+ * with the one in igcb_tx_clean(): either the cleaner sees the stopped
+ * queue, or we see the room it made.
+ */
+static int igcb_tx_maybe_stop(struct igcb_tx_ring *ring, unsigned int need)
+{
+	if (likely(igcb_tx_unused(ring) >= need))
+		return 0;
+	netif_tx_stop_queue(ring->dbq.txq);
+	/* Stopped before we look again: pairs with igcb_tx_clean(). */
+	smp_mb();
+	if (likely(igcb_tx_unused(ring) < need))
+		return -EBUSY;
+	netif_tx_start_queue(ring->dbq.txq);
+	u64_stats_update_begin(&ring->clean_sync);
+	ring->cs.restarts++;
+	u64_stats_update_end(&ring->clean_sync);
+	return 0;
+}
+
+static void igcb_tx_count_drop(struct igcb_tx_ring *ring)
+{
+	u64_stats_update_begin(&ring->db_sync);
+	ring->db.dropped++;
+	u64_stats_update_end(&ring->db_sync);
+}
+
+static netdev_tx_t igcb_tx_frame(struct igcb_tx_ring *ring,
+				 struct sk_buff *skb)
+{
+	u16 first_idx = ring->next_to_use;
+	struct igcb_tx_buf *first;
+	u32 flags = 0;
+	u8 hdr_len = 0;
+	int tso;
+
+	/* data descriptors, a context descriptor, a two-slot gap */
+	if (igcb_tx_maybe_stop(ring, igcb_tx_desc_count(skb) + 3)) {
+		u64_stats_update_begin(&ring->db_sync);
+		ring->db.busy++;
+		u64_stats_update_end(&ring->db_sync);
+		return NETDEV_TX_BUSY;
+	}
+
+	first = &ring->bufs[first_idx];
+	first->skb = skb;
+	first->kind = IGCB_TXB_SKB;
+	first->bytes = skb->len;
+	first->segs = 1;
+	if (skb_vlan_tag_present(skb))
+		flags |= IGCB_TXF_VLAN;
+
+	tso = igcb_tx_tso(ring, first, &flags, &hdr_len);
+	if (tso < 0)
+		goto drop;
+	if (!tso)
+		igcb_tx_csum(ring, first, &flags);
+	if (igcb_tx_map(ring, first, first_idx, flags, hdr_len))
+		goto drop;
+
+	/* Room for the next packet, then BQL and the doorbell. */
+	igcb_tx_maybe_stop(ring, IGCB_TX_DESC_NEEDED);
+	igcb_db_tx_sent(ring, first->bytes);
+	return NETDEV_TX_OK;
+
+drop:
+	ring->next_to_use = first_idx;
+	first->skb = NULL;
+	dev_kfree_skb_any(skb);
+	igcb_tx_count_drop(ring);
+	return NETDEV_TX_OK;
+}
+
+netdev_tx_t igcb_xmit(struct sk_buff *skb, struct net_device *netdev)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	unsigned int q = skb_get_queue_mapping(skb);
+
+	if (unlikely(q >= a->num_queues))
+		q %= a->num_queues;
+	/* With TCTL.PSP the hardware pads to 64 but needs 17 bytes. */
+	if (skb_put_padto(skb, 17)) {
+		igcb_tx_count_drop(&a->qv[q]->tx);
+		return NETDEV_TX_OK;
+	}
+	return igcb_tx_frame(&a->qv[q]->tx, skb);
+}
+
+/**
+ * igcb_tx_clean - reclaim completed packets
+ * @ring: the ring, from its queue vector's NAPI poll
+ * @napi_budget: the poll's budget (0 from netpoll)
+ *
+ * Return: true if everything completed was reclaimed within the budget.
+ */
+bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
+{
+	struct igcb_adapter *a = ring->adapter;
+	unsigned int budget = IGCB_TX_CLEAN_BUDGET;
+	unsigned int pkts = 0, bytes = 0;
+	u16 i = ring->next_to_clean;
+	struct igcb_q_vector *qv;
+
+	if (unlikely(test_bit(IGCB_DOWN, &a->state)))
+		return true;
+
+	while (budget) {
+		struct igcb_tx_buf *first = &ring->bufs[i];
+		union igcb_tx_desc *eop = READ_ONCE(first->eop);
+		u16 last;
+
+		if (!eop)
+			break;
+		/* Read the descriptor only after eop was seen set. */
+		smp_rmb();
+		if (!(READ_ONCE(eop->wb.status) & cpu_to_le32(IGCB_TXD_STAT_DD)))
+			break;
+
+		first->eop = NULL;
+		pkts += first->segs;
+		bytes += first->bytes;
+		igcb_tx_free_payload(first, napi_budget);
+
+		last = eop - ring->desc;
+		for (;;) {
+			igcb_tx_unmap(ring, &ring->bufs[i]);
+			if (i == last)
+				break;
+			i = igcb_tx_next(ring, i);
+		}
+		i = igcb_tx_next(ring, i);
+		budget--;
+	}
+
+	WRITE_ONCE(ring->next_to_clean, i);
+	netdev_tx_completed_queue(ring->dbq.txq, pkts, bytes);
+
+	if (!pkts)
+		return true;
+
+	u64_stats_update_begin(&ring->clean_sync);
+	ring->cs.packets += pkts;
+	ring->cs.bytes += bytes;
+	u64_stats_update_end(&ring->clean_sync);
+	qv = container_of(ring, struct igcb_q_vector, tx);
+	qv->itr_pkts += pkts;
+	qv->itr_bytes += bytes;
+
+	if (unlikely(netif_carrier_ok(ring->netdev) &&
+		     igcb_tx_unused(ring) >= IGCB_TX_WAKE)) {
+		/* Pairs with igcb_tx_maybe_stop(). */
+		smp_mb();
+		if (netif_tx_queue_stopped(ring->dbq.txq) &&
+		    !test_bit(IGCB_DOWN, &a->state)) {
+			netif_tx_wake_queue(ring->dbq.txq);
+			u64_stats_update_begin(&ring->clean_sync);
+			ring->cs.restarts++;
+			u64_stats_update_end(&ring->clean_sync);
+		}
+	}
+	return budget != 0;
+}
+
+/* Headers a context descriptor cannot describe go without offloads. */
+netdev_features_t igcb_features_check(struct sk_buff *skb,
+				      struct net_device *netdev,
+				      netdev_features_t features)
+{
+	unsigned int mac_len = skb_network_header(skb) - skb->data;
+
+	if (unlikely(mac_len > IGCB_MAX_MAC_HDR_LEN))
+		return features & ~(NETIF_F_HW_CSUM | NETIF_F_TSO |
+				    NETIF_F_TSO6 | NETIF_F_HW_VLAN_CTAG_TX);
+	if (skb->ip_summed == CHECKSUM_PARTIAL &&
+	    unlikely(skb_checksum_start(skb) - skb_network_header(skb) >
+		     IGCB_MAX_NET_HDR_LEN))
+		return features & ~(NETIF_F_HW_CSUM | NETIF_F_TSO |
+				    NETIF_F_TSO6);
+	return features;
+}
