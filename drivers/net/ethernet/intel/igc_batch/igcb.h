@@ -34,8 +34,7 @@
 #define IGCB_RETA_SIZE		128
 #define IGCB_RSS_KEY_SIZE	40
 
-/*
- * Descriptor rings: 128-byte aligned lengths, so counts step by 8.  A
+/* Descriptor rings: 128-byte aligned lengths, so counts step by 8.  A
  * batch holds a TX queue's doorbell only while at most 1/8 of the ring is
  * unreclaimed, completions the egress port's NAPI has not cleaned yet
  * included: 2048 descriptors leave room for several full passes (64
@@ -48,8 +47,7 @@
 #define IGCB_MAX_DESC		4096
 #define IGCB_DESC_STEP		8
 
-/*
- * Every receive buffer is one page from the ring's page_pool: XDP headroom,
+/* Every receive buffer is one page from the ring's page_pool: XDP headroom,
  * a buffer the hardware fills (SRRCTL in KB), then room for the
  * skb_shared_info so that a one-buffer frame becomes an skb in place.
  * Bigger frames span buffers and arrive as page fragments.

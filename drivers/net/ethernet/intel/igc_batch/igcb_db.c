@@ -44,8 +44,7 @@ static bool igcb_db_skip_empty(const struct igcb_tx_ring *ring)
 	return READ_ONCE(ring->adapter->db_flags) & IGCB_DB_SKIP_EMPTY;
 }
 
-/*
- * Write TDT.  writel() orders the descriptor writes (normal memory) before
+/* Write TDT.  writel() orders the descriptor writes (normal memory) before
  * the MMIO write, including those another CPU made under this queue's xmit
  * lock before we took it.
  */

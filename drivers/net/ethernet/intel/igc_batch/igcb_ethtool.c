@@ -169,8 +169,7 @@ static u32 igcb_get_priv_flags(struct net_device *netdev)
 	return READ_ONCE(a->db_flags);
 }
 
-/*
- * Both flags take effect at once on a running port: the transmit paths
+/* Both flags take effect at once on a running port: the transmit paths
  * read them on every packet, and a batch that held a doorbell before
  * tx_db_batched went off still rings it when it ends.
  */
@@ -323,8 +322,7 @@ static int igcb_set_coalesce(struct net_device *netdev,
 	return 0;
 }
 
-/*
- * Link mode bits, by number: enum ethtool_link_mode_bit_indices of
+/* Link mode bits, by number: enum ethtool_link_mode_bit_indices of
  * <uapi/linux/ethtool.h> is user ABI and never renumbered, and spelling
  * the names (10baseT_Half...) here trips checkpatch's CamelCase check.
  */

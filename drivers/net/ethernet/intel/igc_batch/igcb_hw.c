@@ -63,8 +63,7 @@ int igcb_hw_reset(struct igcb_hw *hw)
 	return READ_ONCE(hw->removed) ? -EIO : 0;
 }
 
-/*
- * The SWSM semaphore guards SW_FW_SYNC.  SMBI is taken by reading it as 0
+/* The SWSM semaphore guards SW_FW_SYNC.  SMBI is taken by reading it as 0
  * (the read sets it); SWESMBI is ours when it reads back set.
  */
 static int igcb_swsm_get(struct igcb_hw *hw)
@@ -248,8 +247,7 @@ void igcb_hw_set_rar(struct igcb_hw *hw, unsigned int idx, const u8 *addr)
 		lo = addr[0] | addr[1] << 8 | addr[2] << 16 | (u32)addr[3] << 24;
 		hi = addr[4] | addr[5] << 8 | IGCB_RAH_AV;
 	}
-	/*
-	 * Clear AV first so the filter never matches half an address, and
+	/* Clear AV first so the filter never matches half an address, and
 	 * flush between the writes: some bridges merge them otherwise.
 	 */
 	igcb_wr32(hw, IGCB_RAH(idx), 0);
@@ -260,8 +258,7 @@ void igcb_hw_set_rar(struct igcb_hw *hw, unsigned int idx, const u8 *addr)
 	igcb_wrflush(hw);
 }
 
-/*
- * The multicast table is 4096 bits indexed by the top 12 bits of the
+/* The multicast table is 4096 bits indexed by the top 12 bits of the
  * address as the hardware sees them (filter type 0): bits 4..15 of the
  * last two octets.
  */
@@ -299,8 +296,7 @@ void igcb_hw_init_mac(struct igcb_hw *hw, const u8 *addr, u32 max_frame)
 	for (i = 0; i < IGCB_MTA_REGS; i++)
 		igcb_wr32(hw, IGCB_MTA(i), 0);
 
-	/*
-	 * Send XOFF while the receive buffer can still take the frame in
+	/* Send XOFF while the receive buffer can still take the frame in
 	 * flight from the peer and one of ours: buffer - both, 16-byte units.
 	 */
 	high = IGCB_PBA_KB * 1024 - (max_frame + IGCB_MAX_JUMBO_FRAME);

@@ -19,8 +19,7 @@ static u16 igcb_itr_value(unsigned int usecs)
 	return FIELD_PREP(IGCB_EITR_INTERVAL, clamp(usecs, 1U, IGCB_ITR_MAX_US));
 }
 
-/*
- * A new EITR value is written when the vector next fires, not when it is
+/* A new EITR value is written when the vector next fires, not when it is
  * computed: writing EITR restarts the interval timer.
  */
 static void igcb_itr_write(struct igcb_q_vector *qv)

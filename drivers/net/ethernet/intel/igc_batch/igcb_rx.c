@@ -144,8 +144,7 @@ void igcb_rx_ring_configure(struct igcb_rx_ring *ring)
 		  FIELD_PREP(IGCB_XDCTL_WTHRESH, 4) | IGCB_XDCTL_ENABLE);
 }
 
-/*
- * Post up to @n buffers from next_to_use, then publish them.  Writing
+/* Post up to @n buffers from next_to_use, then publish them.  Writing
  * hdr_addr clears the write-back status of the slot (DD), so a slot is
  * never mistaken for a completed one.
  */
@@ -475,8 +474,7 @@ void igcb_rss_write_reta(struct igcb_adapter *a)
 			  (u32)a->reta[4 * i + 3] << 24);
 }
 
-/*
- * Toeplitz over addresses and, for TCP and UDP, ports: a router's UDP
+/* Toeplitz over addresses and, for TCP and UDP, ports: a router's UDP
  * flows spread over the queues too.  PCSD puts the hash in the
  * descriptor in place of the raw packet checksum.
  */

@@ -123,8 +123,7 @@ void igcb_tx_ring_configure(struct igcb_tx_ring *ring)
 	igcb_db_tx_init(ring);
 	netdev_tx_reset_queue(ring->dbq.txq);
 
-	/*
-	 * Prefetch 8 descriptors ahead; write back completions 16 at a time
+	/* Prefetch 8 descriptors ahead; write back completions 16 at a time
 	 * (RS is set on every packet, so this only batches the DD writes).
 	 */
 	igcb_wr32(hw, IGCB_TXDCTL(n),
@@ -173,8 +172,7 @@ static void igcb_tx_ctx(struct igcb_tx_ring *ring, u32 vlan_macip_lens,
 	ring->next_to_use = igcb_tx_next(ring, ring->next_to_use);
 }
 
-/*
- * TSO: the hardware cuts the TCP payload into gso_size segments and fixes
+/* TSO: the hardware cuts the TCP payload into gso_size segments and fixes
  * up lengths and checksums; it wants the TCP checksum seeded with the
  * pseudo-header without the length, and zero IP lengths.
  */
@@ -381,8 +379,7 @@ static unsigned int igcb_tx_desc_count(const struct sk_buff *skb)
 	return n;
 }
 
-/*
- * Stop the queue when fewer than @need slots are free.  The barrier pairs
+/* Stop the queue when fewer than @need slots are free.  The barrier pairs
  * with the one in igcb_tx_clean(): either the cleaner sees the stopped
  * queue, or we see the room it made.
  */

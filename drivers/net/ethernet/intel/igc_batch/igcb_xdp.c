@@ -21,8 +21,7 @@ static struct igcb_tx_ring *igcb_xdp_ring(struct igcb_adapter *a, int cpu)
 	return &a->qv[(unsigned int)cpu % a->num_queues]->tx;
 }
 
-/*
- * Queue one frame on @ring, its xmit lock held.  @own: the frame is in a
+/* Queue one frame on @ring, its xmit lock held.  @own: the frame is in a
  * page of one of our RX page_pools, already mapped both ways.
  */
 static int igcb_xdp_queue(struct igcb_tx_ring *ring, struct xdp_frame *xdpf,
