@@ -104,6 +104,13 @@ static void fake_reset(void)
 
 static struct dbbatch_stats stats_before;
 
+/* The per-CPU frame behind an open batch handle on this CPU. */
+static struct dbbatch_frame *frame_of(const struct dbbatch *b)
+{
+	return b->depth ? &this_cpu_ptr(&dbbatch_pcpu)->frame[b->depth - 1] :
+			  NULL;
+}
+
 static void stats_delta(struct dbbatch_stats *d)
 {
 	struct dbbatch_stats now;
@@ -124,7 +131,7 @@ static void check_all_published(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		CHECK(!per_cpu(dbbatch_pcpu, cpu).top);
+		CHECK(!per_cpu(dbbatch_pcpu, cpu).depth);
 	for (i = 0; i < NQ; i++) {
 		CHECK(!fq[i].dq.holder);
 		CHECK(fq[i].written == fq[i].next);
@@ -144,7 +151,7 @@ static void test_defer_then_flush_once(void)
 	for (i = 1; i <= 5; i++)
 		fake_xmit(&fq[0], i);
 	CHECK(fq[0].tail_writes == 0);
-	CHECK(fq[0].dq.holder == &b);
+	CHECK(fq[0].dq.holder == frame_of(&b));
 	dbbatch_close(&b);
 	local_bh_enable();
 
@@ -231,7 +238,7 @@ static void test_cap_eight_queues(void)
 		fake_xmit(&fq[i], 1);
 	for (i = 0; i < NQ; i++)
 		CHECK(fq[i].tail_writes == (i < DBB_MAX_HELD ? 0 : 1));
-	CHECK(b.nheld == DBB_MAX_HELD);
+	CHECK(frame_of(&b)->nheld == DBB_MAX_HELD);
 	dbbatch_close(&b);
 	local_bh_enable();
 
@@ -254,12 +261,12 @@ static void test_nested_batches(void)
 	dbbatch_open(&inner);
 	fake_xmit(&fq[1], 1);
 	fake_xmit(&fq[0], 2);		/* still the outer batch's */
-	CHECK(fq[0].dq.holder == &outer);
-	CHECK(fq[1].dq.holder == &inner);
+	CHECK(fq[0].dq.holder == frame_of(&outer));
+	CHECK(fq[1].dq.holder == frame_of(&inner));
 	dbbatch_close(&inner);
 	CHECK(fq[1].tail_writes == 1);
 	CHECK(fq[0].tail_writes == 0);
-	CHECK(this_cpu_read(dbbatch_pcpu.top) == &outer);
+	CHECK(this_cpu_read(dbbatch_pcpu.depth) == outer.depth);
 	dbbatch_close(&outer);
 	local_bh_enable();
 
@@ -284,7 +291,7 @@ static void test_process_context_refused(void)
 	struct dbbatch b;
 
 	dbbatch_open(&b);
-	CHECK(!b.owner);
+	CHECK(!b.depth);
 	local_bh_disable();
 	fake_xmit(&fq[0], 1);
 	local_bh_enable();
@@ -319,7 +326,8 @@ static void test_hardirq_refused(void)
 	struct dbbatch_stats d;
 	struct dbbatch b;
 
-	init_irq_work(&p.work, hardirq_probe_fn);
+	/* a hard irq_work runs in hard IRQ context on PREEMPT_RT too */
+	p.work = IRQ_WORK_INIT_HARD(hardirq_probe_fn);
 	local_bh_disable();
 	dbbatch_open(&b);
 	irq_work_queue(&p.work);
@@ -327,7 +335,7 @@ static void test_hardirq_refused(void)
 	CHECK(p.ran);
 	CHECK(p.in_hardirq);
 	CHECK(p.verdict == DBB_RING_NO_BATCH);
-	CHECK(!p.b.owner);
+	CHECK(!p.b.depth);
 	CHECK(!fq[1].dq.holder);
 	dbbatch_close(&b);
 	local_bh_enable();
@@ -342,11 +350,11 @@ static void test_other_owner_refused(void)
 
 	local_bh_disable();
 	dbbatch_open(&b);
-	b.owner = &init_task;	/* as if the poll were another task's */
+	frame_of(&b)->owner = &init_task;	/* as if another task's poll */
 	fake_xmit(&fq[0], 1);
 	CHECK(fq[0].tail_writes == 1);
 	CHECK(!fq[0].dq.holder);
-	b.owner = current;
+	frame_of(&b)->owner = current;
 	fake_xmit(&fq[0], 2);
 	CHECK(fq[0].tail_writes == 1);
 	dbbatch_close(&b);
@@ -354,22 +362,57 @@ static void test_other_owner_refused(void)
 	CHECK(fq[0].tail_writes == 2);
 }
 
+/* Opens a batch and returns without closing it: its frame must survive. */
+static noinline void leak_a_batch(void)
+{
+	struct dbbatch leaked;
+
+	dbbatch_open(&leaked);
+}
+
 /* The debug check: a batch left open inside another is caught and flushed. */
 static void test_left_open_caught(void)
 {
 	struct dbbatch_stats d;
-	struct dbbatch outer, leaked;
+	struct dbbatch outer;
 
 	local_bh_disable();
 	dbbatch_open(&outer);
-	dbbatch_open(&leaked);
-	fake_xmit(&fq[2], 1);
+	leak_a_batch();
+	CHECK(this_cpu_read(dbbatch_pcpu.depth) == outer.depth + 1);
+	fake_xmit(&fq[2], 1);		/* held by the leaked batch */
+	CHECK(fq[2].tail_writes == 0);
 	dbbatch_close(&outer);
 	local_bh_enable();
 
 	CHECK(fq[2].tail_writes == 1);
+	CHECK(fq[2].flushes == 1);
 	stats_delta(&d);
 	CHECK(d.left_open == 1);
+}
+
+/* Nesting deeper than DBB_MAX_DEPTH is refused, and holds nothing. */
+static void test_depth_limit(void)
+{
+	struct dbbatch b[DBB_MAX_DEPTH + 1];
+	struct dbbatch_stats d;
+	int i;
+
+	local_bh_disable();
+	for (i = 0; i <= DBB_MAX_DEPTH; i++)
+		dbbatch_open(&b[i]);
+	CHECK(b[DBB_MAX_DEPTH - 1].depth == DBB_MAX_DEPTH);
+	CHECK(!b[DBB_MAX_DEPTH].depth);
+	fake_xmit(&fq[0], 1);		/* the innermost open batch holds it */
+	CHECK(fq[0].dq.holder == frame_of(&b[DBB_MAX_DEPTH - 1]));
+	for (i = DBB_MAX_DEPTH; i >= 0; i--)
+		dbbatch_close(&b[i]);
+	local_bh_enable();
+
+	CHECK(fq[0].tail_writes == 1);
+	stats_delta(&d);
+	CHECK(d.refused_opens == 1);
+	CHECK(d.left_open == 0);
 }
 
 static int fake_poll_sent;
@@ -434,6 +477,7 @@ static const struct {
 	{ "hardirq_refused", test_hardirq_refused },
 	{ "other_owner_refused", test_other_owner_refused },
 	{ "left_open_caught", test_left_open_caught },
+	{ "depth_limit", test_depth_limit },
 	{ "napi_poll_wrapper", test_napi_poll_wrapper },
 	{ "quiesce", test_quiesce },
 };

@@ -18,35 +18,47 @@
 #include <linux/percpu.h>
 #include <net/dbbatch_policy.h>
 
-struct dbbatch;
+struct dbbatch_frame;
 
 /**
  * struct dbbatch_queue - a transmit queue's part in dbbatch
  * @txq: the queue; its xmit lock serialises @holder and the flush
  * @flush: write the tail if descriptors were queued since the last write;
  *	return true if it wrote.  Called under @txq's xmit lock, BH disabled.
- * @holder: the batch holding this queue's doorbell, NULL when none does
+ * @holder: the batch frame holding this queue's doorbell, NULL when none
  *
  * Embedded in the driver's transmit ring and set up with dbbatch_queue_init().
  */
 struct dbbatch_queue {
 	struct netdev_queue *txq;
 	bool (*flush)(struct dbbatch_queue *q);
-	struct dbbatch *holder;
+	struct dbbatch_frame *holder;
 };
 
+/* How deep batches may nest on one CPU; an open beyond it is refused. */
+#define DBB_MAX_DEPTH	4
+
 /**
- * struct dbbatch - one receive pass; lives on the poller's stack
- * @outer: the batch this one is nested in, on the same CPU
- * @owner: the task that opened it; NULL if it was refused (wrong context)
+ * struct dbbatch_frame - the state of one open batch, in per-CPU memory
+ * @owner: the task that opened it
  * @nheld: how many entries of @held are in use
  * @held: the queues whose doorbell this batch holds
+ *
+ * Per-CPU rather than on the opener's stack, so that a batch its opener
+ * failed to close is still sound memory when it is found and flushed.
  */
-struct dbbatch {
-	struct dbbatch *outer;
+struct dbbatch_frame {
 	const struct task_struct *owner;
 	unsigned int nheld;
 	struct dbbatch_queue *held[DBB_MAX_HELD];
+};
+
+/**
+ * struct dbbatch - a handle on an open batch; lives on the opener's stack
+ * @depth: 1 + the index of its frame on this CPU; 0 if the open was refused
+ */
+struct dbbatch {
+	unsigned int depth;
 };
 
 /* Per-CPU event counters; see Documentation/networking/dbbatch.rst. */
@@ -64,7 +76,8 @@ struct dbbatch_stats {
 };
 
 struct dbbatch_pcpu {
-	struct dbbatch *top;	/* innermost open batch on this CPU */
+	unsigned int depth;	/* open batches on this CPU */
+	struct dbbatch_frame frame[DBB_MAX_DEPTH];
 	struct dbbatch_stats stats;
 };
 
@@ -84,7 +97,7 @@ void dbbatch_stats_sum(struct dbbatch_stats *sum);
 /* Cheap test for the transmit path: may any batch be open on this CPU? */
 static inline bool dbbatch_maybe_open(void)
 {
-	return this_cpu_read(dbbatch_pcpu.top);
+	return this_cpu_read(dbbatch_pcpu.depth);
 }
 
 /**
@@ -99,7 +112,8 @@ static inline bool dbbatch_maybe_open(void)
  * written and after the driver's own may-stop check.
  *
  * Return: true if the driver must write its tail now.  A stopped queue
- * always rings at once, held or not; its later flush then finds nothing.
+ * always rings at once, held or not, and so does one past its BQL limit
+ * (which BQL then stops): its later flush finds nothing.
  */
 static inline bool dbbatch_tx_sent_queue(struct dbbatch_queue *q,
 					 unsigned int bytes,
@@ -107,10 +121,17 @@ static inline bool dbbatch_tx_sent_queue(struct dbbatch_queue *q,
 {
 	bool more = netdev_xmit_more();
 	bool held = false;
+	bool defer;
 
 	if (!more && dbbatch_maybe_open())
 		held = dbbatch_tx_decide(q, used, size) == DBB_HOLD;
-	if (!__netdev_tx_sent_queue(q->txq, bytes, more || held))
+	defer = more || held;
+#ifdef CONFIG_BQL
+	/* xmit_more skips BQL's limit check: a hold must not outrun it. */
+	if (held && dql_avail(&q->txq->dql) < (int)bytes)
+		defer = false;
+#endif
+	if (!__netdev_tx_sent_queue(q->txq, bytes, defer))
 		return false;
 	if (held)
 		this_cpu_inc(dbbatch_pcpu.stats.stopped_rings);

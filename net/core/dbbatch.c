@@ -2,10 +2,11 @@
 /*
  * dbbatch: NAPI-batched transmit doorbells.
  *
- * The batch lives on the receive poll's stack and is linked into a per-CPU
- * list by its owner task, so a context that is not the poll (a hard IRQ, or
- * on PREEMPT_RT a task that preempted it) never takes part.  The hold
- * decision itself is in <net/dbbatch_policy.h>.
+ * An open batch is a frame in a per-CPU stack of frames, owned by the task
+ * that opened it, so a context that is not the poll (a hard IRQ, or on
+ * PREEMPT_RT a task that preempted it) never takes part, and a batch its
+ * opener failed to close is still sound memory when it is flushed.  The
+ * hold decision itself is in <net/dbbatch_policy.h>.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -41,49 +42,54 @@ EXPORT_SYMBOL_GPL(dbbatch_queue_init);
 void dbbatch_queue_quiesce(struct dbbatch_queue *q)
 {
 	synchronize_net();
-	if (READ_ONCE(q->holder))
-		pr_err("queue %p still held after a grace period: was it stopped?\n",
-		       q);
+	/* The ring is about to be freed under a batch: a driver bug. */
+	WARN_ONCE(READ_ONCE(q->holder),
+		  "dbbatch: queue still held after a grace period: was it stopped?\n");
 }
 EXPORT_SYMBOL_GPL(dbbatch_queue_quiesce);
 
 /**
  * dbbatch_open - open a batch on this CPU
- * @b: the batch, on the caller's stack
+ * @b: the handle, on the caller's stack
  *
  * Call with BH disabled (a NAPI poll) and close with dbbatch_close() on
- * every path; dbbatch_napi_poll() does both.  Elsewhere the open is refused
- * and counted, and the batch holds nothing.
+ * every path; dbbatch_napi_poll() does both.  Elsewhere, or nested deeper
+ * than DBB_MAX_DEPTH, the open is refused and counted, and the batch holds
+ * nothing.
  */
 void dbbatch_open(struct dbbatch *b)
 {
 	struct dbbatch_pcpu *pc;
+	struct dbbatch_frame *f;
 
-	b->nheld = 0;
+	b->depth = 0;
 	/* Only a BH-disabled task context stays on this CPU until close. */
 	if (unlikely(!in_softirq() || in_hardirq() || in_nmi())) {
-		b->owner = NULL;
 		dbb_count(refused_opens);
 		return;
 	}
 	pc = this_cpu_ptr(&dbbatch_pcpu);
-	b->owner = current;
-	b->outer = pc->top;
-	pc->top = b;
+	if (unlikely(pc->depth >= DBB_MAX_DEPTH)) {
+		dbb_count(refused_opens);
+		return;
+	}
+	f = &pc->frame[pc->depth++];
+	f->owner = current;
+	f->nheld = 0;
+	b->depth = pc->depth;
 	dbb_count(batches);
 }
 EXPORT_SYMBOL_GPL(dbbatch_open);
 
-/* Unlink @b if it is the innermost batch, then ring what it held. */
-static void dbbatch_end(struct dbbatch_pcpu *pc, struct dbbatch *b)
+/* Pop the innermost frame, then ring what it held. */
+static void dbbatch_end_top(struct dbbatch_pcpu *pc)
 {
+	struct dbbatch_frame *f = &pc->frame[--pc->depth];
 	int cpu = smp_processor_id();
 	unsigned int i;
 
-	if (pc->top == b)
-		pc->top = b->outer;
-	for (i = 0; i < b->nheld; i++) {
-		struct dbbatch_queue *q = b->held[i];
+	for (i = 0; i < f->nheld; i++) {
+		struct dbbatch_queue *q = f->held[i];
 		bool rang;
 
 		__netif_tx_lock(q->txq, cpu);
@@ -94,23 +100,13 @@ static void dbbatch_end(struct dbbatch_pcpu *pc, struct dbbatch *b)
 		if (rang)
 			dbb_count(flush_rings);
 	}
-	b->nheld = 0;
-	b->owner = NULL;
-}
-
-static bool dbbatch_listed(struct dbbatch_pcpu *pc, struct dbbatch *b)
-{
-	struct dbbatch *it;
-
-	for (it = pc->top; it; it = it->outer)
-		if (it == b)
-			return true;
-	return false;
+	f->nheld = 0;
+	f->owner = NULL;
 }
 
 /**
  * dbbatch_close - end a batch: flush every queue it held, once each
- * @b: a batch opened with dbbatch_open() on this CPU
+ * @b: a handle from dbbatch_open() on this CPU
  *
  * Batches opened inside @b and still open are a caller's bug: they are
  * counted as left_open, reported, and flushed first, so that no doorbell
@@ -120,22 +116,23 @@ void dbbatch_close(struct dbbatch *b)
 {
 	struct dbbatch_pcpu *pc;
 
-	if (!b->owner)
+	if (!b->depth)
 		return;
 	pc = this_cpu_ptr(&dbbatch_pcpu);
-	if (unlikely(!dbbatch_listed(pc, b))) {
-		pr_err_ratelimited("closing a batch not open on CPU %d\n",
-				   smp_processor_id());
-		dbbatch_end(pc, b);
+	if (unlikely(pc->depth < b->depth)) {
+		pr_err_ratelimited("%ps closed a batch already closed\n",
+				   __builtin_return_address(0));
+		b->depth = 0;
 		return;
 	}
-	while (unlikely(pc->top != b)) {
+	while (unlikely(pc->depth > b->depth)) {
 		pr_err_ratelimited("a batch inside %ps was left open; closing it\n",
 				   __builtin_return_address(0));
 		dbb_count(left_open);
-		dbbatch_end(pc, pc->top);
+		dbbatch_end_top(pc);
 	}
-	dbbatch_end(pc, b);
+	dbbatch_end_top(pc);
+	b->depth = 0;
 }
 EXPORT_SYMBOL_GPL(dbbatch_close);
 
@@ -152,26 +149,29 @@ enum dbb_verdict dbbatch_tx_decide(struct dbbatch_queue *q,
 				   unsigned int used, unsigned int size)
 {
 	struct dbbatch_pcpu *pc;
-	struct dbbatch *b;
+	struct dbbatch_frame *f;
 	enum dbb_verdict v;
+	unsigned int i;
 
 	if (in_hardirq() || in_nmi())
 		return DBB_RING_NO_BATCH;
 	pc = this_cpu_ptr(&dbbatch_pcpu);
-	for (b = pc->top; b && b->owner != current; b = b->outer)
+	/* The innermost batch this task opened on this CPU. */
+	for (i = pc->depth; i && pc->frame[i - 1].owner != current; i--)
 		;
-	if (!b)
+	if (!i)
 		return DBB_RING_NO_BATCH;
+	f = &pc->frame[i - 1];
 
 	/* A queue another batch holds stays with it: that batch flushes it
 	 * under this same xmit lock, after this transmit.
 	 */
-	v = dbb_decide(q->holder, b->nheld, used, size);
+	v = dbb_decide(q->holder, f->nheld, used, size);
 	switch (v) {
 	case DBB_HOLD:
 		if (!q->holder) {
-			q->holder = b;
-			b->held[b->nheld++] = q;
+			q->holder = f;
+			f->held[f->nheld++] = q;
 			dbb_count(queues_held);
 		}
 		dbb_count(deferred);
