@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* dbb-common.c - helpers shared by dbb-gen and dbb-sink. */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -59,6 +60,17 @@ int dbb_parse_u64(const char *s, uint64_t *v)
 		return -1;
 	*v = x * (uint64_t)mult;
 	return 0;
+}
+
+uint64_t dbb_need_u64(const char *prog, const char *name, const char *s,
+		      uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (dbb_parse_u64(s, &v) < 0 || v < min || v > max)
+		dbb_die("%s: --%s: '%s' is not a number in %" PRIu64 "..%" PRIu64,
+			prog, name, s, min, max);
+	return v;
 }
 
 int dbb_parse_ipv4(const char *s, uint32_t *host_order)

@@ -133,6 +133,19 @@ int dbb_parse_mac(const char *s, uint8_t mac[6]);
 int dbb_parse_ipv4(const char *s, uint32_t *host_order);
 /* Parse an unsigned integer with optional k/M/G (10^3) suffix. */
 int dbb_parse_u64(const char *s, uint64_t *v);
+/* --NAME's value S as a number in MIN..MAX, or exit 2 naming PROG. */
+uint64_t dbb_need_u64(const char *prog, const char *name, const char *s,
+		      uint64_t min, uint64_t max);
+
+/* A hint to the CPU inside a spin loop. */
+static inline void dbb_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("pause" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
 int dbb_pin_cpu(int cpu);
 void dbb_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 

@@ -243,15 +243,6 @@ static void frame_fill(uint8_t *f, const struct flow_tuple *t, uint8_t step,
 
 /* ---- pacing and sending ---- */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ volatile("pause" ::: "memory");
-#else
-	__asm__ volatile("" ::: "memory");
-#endif
-}
-
 /* Wait until DUE: sleep while far away, spin the last spin_ns. */
 static uint64_t wait_until(uint64_t due)
 {
@@ -271,7 +262,7 @@ static uint64_t wait_until(uint64_t due)
 			;
 	}
 	while ((t = now_ns()) < due && !stop)
-		cpu_relax();
+		dbb_cpu_relax();
 	return t;
 }
 
@@ -540,16 +531,7 @@ static void print_step(unsigned int si, const struct step_result *r)
 
 /* ---- options ---- */
 
-static uint64_t need_u64(const char *name, const char *s, uint64_t min,
-			 uint64_t max)
-{
-	uint64_t v;
-
-	if (dbb_parse_u64(s, &v) < 0 || v < min || v > max)
-		dbb_die("dbb-gen: --%s: '%s' is not a number in %" PRIu64
-			"..%" PRIu64, name, s, min, max);
-	return v;
-}
+#define need_u64(name, s, min, max) dbb_need_u64("dbb-gen", name, s, min, max)
 
 static void parse_steps(const char *s, uint64_t *rates, unsigned int *n)
 {

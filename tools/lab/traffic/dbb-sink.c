@@ -484,25 +484,7 @@ static uint32_t socket_drops(int fd)
 	return mi[SK_MEMINFO_DROPS];
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ volatile("pause" ::: "memory");
-#else
-	__asm__ volatile("" ::: "memory");
-#endif
-}
-
-static uint64_t need_u64(const char *name, const char *s, uint64_t min,
-			 uint64_t max)
-{
-	uint64_t v;
-
-	if (dbb_parse_u64(s, &v) < 0 || v < min || v > max)
-		dbb_die("dbb-sink: --%s: '%s' is not a number in %" PRIu64
-			"..%" PRIu64, name, s, min, max);
-	return v;
-}
+#define need_u64(name, s, min, max) dbb_need_u64("dbb-sink", name, s, min, max)
 
 int main(int argc, char **argv)
 {
@@ -636,7 +618,7 @@ int main(int argc, char **argv)
 			    errno != EINTR)
 				dbb_die("dbb-sink: recvmmsg: %s", strerror(errno));
 			if (opt.busy)
-				cpu_relax();
+				dbb_cpu_relax();
 		} else if (r > 0) {
 			last_activity = now;
 			for (i = 0; i < (unsigned int)r; i++)
