@@ -210,18 +210,24 @@ def free_udp_ports(n):
     return ports
 
 
+def connect_unix(path, wait=30):
+    """Connect to a UNIX socket QEMU creates once it has started."""
+    deadline = time.time() + wait
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            return s
+        except OSError:
+            s.close()
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 class QMP:
     def __init__(self, path):
-        deadline = time.time() + 30
-        while True:
-            try:
-                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.s.connect(path)
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.1)
+        self.s = connect_unix(path)
         self.f = self.s.makefile("r")
         json.loads(self.f.readline())
         self.cmd("qmp_capabilities")
@@ -293,16 +299,7 @@ class GuestShell:
         self.seq = 0
         self.buf = b""
         self.proc = proc
-        deadline = time.time() + 30
-        while True:
-            try:
-                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.s.connect(path)
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.1)
+        self.s = connect_unix(path)
         self.ready = self._until(rb"@@READY ([^\r\n]*)\n", timeout)
 
     def _until(self, pattern, timeout):
