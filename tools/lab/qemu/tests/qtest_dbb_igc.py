@@ -16,7 +16,6 @@ the harness itself could not run.  Python 3 standard library only.
 """
 
 import argparse
-import json
 import os
 import shutil
 import socket
@@ -26,6 +25,10 @@ import sys
 import tempfile
 import time
 import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+import labvm  # noqa: E402  (tools/lab/labvm.py: QMP client shared)
 
 MAC = bytes.fromhex("525400123456")
 MAC_STR = ":".join("%02x" % b for b in MAC)
@@ -216,12 +219,8 @@ class QEMU:
             if time.time() > deadline or self.proc.poll() is not None:
                 raise HarnessError("no QMP socket")
             time.sleep(0.05)
-        self.qmp = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.qmp.connect(qmp_path)
-        self.qmp.settimeout(20)
-        self.qmp_file = self.qmp.makefile("r")
-        json.loads(self.qmp_file.readline())                # greeting
-        self.qmp_cmd("qmp_capabilities")
+        self.qmp = labvm.QMP(qmp_path)
+        self.qmp.s.settimeout(20)
 
     # -- qtest protocol
     def cmd(self, line):
@@ -282,21 +281,13 @@ class QEMU:
 
     # -- QMP
     def qmp_cmd(self, command, **args):
-        msg = {"execute": command}
-        if args:
-            msg["arguments"] = args
-        self.qmp.sendall(json.dumps(msg).encode() + b"\n")
-        while True:
-            resp = json.loads(self.qmp_file.readline())
-            if "event" in resp:
-                continue
-            if "error" in resp:
-                raise HarnessError("QMP %s: %s" % (command, resp["error"]))
-            return resp["return"]
+        try:
+            return self.qmp.cmd(command, **args)
+        except RuntimeError as e:
+            raise HarnessError(str(e))
 
     def truth(self):
-        return self.qmp_cmd("qom-get", path="/machine/peripheral/nic0",
-                            property="ground-truth")
+        return self.qmp.truth("nic0")
 
     # -- frames
     def send_frame(self, frame):
