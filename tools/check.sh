@@ -145,6 +145,19 @@ for k in $KERNELS; do
 	fi
 done
 
+echo "== igc_batch kselftests in the lab (host-driven: traffic and ground truth)"
+for k in $KERNELS; do
+	kver=$(lab_kernel_release "$k")
+	mods=$repo/build/modules/$kver
+	[ -f "$mods/igc_batch.ko" ] || { result fail "igc_batch lab $k: no modules ($mods)"; continue; }
+	python3 tools/testing/selftests/net/dbbatch/igc_batch_lab.py --kernel "$k" \
+		--modules "$mods" >"$logs/igc_batch_lab-$k.log" 2>&1
+	ib_rc=$?
+	count_tap "$logs/igc_batch_lab-$k.log" "igc_batch lab"
+	[ "$ib_rc" -eq 0 ] || grep -q '^not ok' "$logs/igc_batch_lab-$k.log" ||
+		result fail "igc_batch lab $k: harness ($logs/igc_batch_lab-$k.log)"
+done
+
 echo
 if [ "$failed" -ne 0 ]; then
 	echo "Failed:"

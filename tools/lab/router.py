@@ -215,7 +215,7 @@ class Router:
         tools = labvm.BASE_TOOLS + (
             ("bash", "bash"), ("bpftool", "bpftool"),
             ("xdp-bench", "xdp-tools"), ("xdp-loader", "xdp-tools"),
-            ("tc", "iproute2"))
+            ("tc", "iproute2"), ("iperf3", "iperf3"))
         bpfdir = "/usr/lib/x86_64-linux-gnu/bpf"
         vmlinuz = labvm.build_initramfs(
             kver, initrd, INIT, tools=tools, kmods=("igc",),
@@ -231,8 +231,13 @@ class Router:
                 os.unlink(p)
         pa_in, pa_out, pb_in, pb_out = labvm.free_udp_ports(4)
         self.pa_in, self.pb_out = pa_in, pb_out
-        self.stray = StrayCounter(pa_out)
-        self.stray.start()
+        if a.wire == "loop":
+            # port A's wire is port B's: each sends to the other's socket
+            # (a TCP endpoint test puts B in a network namespace)
+            pa_out, pb_out = pb_in, pa_in
+        if a.wire == "router":
+            self.stray = StrayCounter(pa_out)
+            self.stray.start()
         accel = a.accel
         if a.insn and accel == "tcg":
             accel = "tcg,thread=single"   # exact counts: one TCG thread
@@ -819,6 +824,9 @@ def parse_args(argv=None):
                     "between mode setup and the first step")
     ap.add_argument("--xdp-interval", type=int, default=30,
                     help="xdp-bench stats interval in the guest (s)")
+    ap.add_argument("--wire", choices=("router", "loop"), default="router",
+                    help="loop: port A and port B wired to each other (no "
+                    "generator or sink; for endpoint tests)")
     ap.add_argument("--boot-timeout", type=int, default=180)
     ap.add_argument("--out", help="run directory (default build/router/"
                     "<kernel>-<time>)")

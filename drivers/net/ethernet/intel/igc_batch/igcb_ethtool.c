@@ -245,12 +245,21 @@ static int igcb_set_channels(struct net_device *netdev,
 	unsigned int n = ch->combined_count;
 	bool msix = a->irq_mode == IGCB_IRQ_MSIX;
 
-	if (ch->rx_count || ch->tx_count)
-		return -EINVAL;		/* queues come in pairs */
-	if (ch->other_count != msix)
+	if (ch->rx_count || ch->tx_count) {
+		netdev_err(netdev, "queues come in pairs: set them with 'ethtool -L %s combined N'\n",
+			   netdev->name);
 		return -EINVAL;
-	if (!n || n > igcb_max_queues(a))
+	}
+	if (ch->other_count != msix) {
+		netdev_err(netdev, "the link interrupt is not a queue: 'other' stays %u\n",
+			   msix);
 		return -EINVAL;
+	}
+	if (!n || n > igcb_max_queues(a)) {
+		netdev_err(netdev, "combined must be 1 to %u, not %u\n",
+			   igcb_max_queues(a), n);
+		return -EINVAL;
+	}
 	if (n == a->num_queues)
 		return 0;
 	return igcb_reconfigure(a, n, a->tx_desc, a->rx_desc);

@@ -1,0 +1,676 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""igc_batch_lab.py: kselftest of igc_batch's doorbell policy, in the lab.
+
+    tools/testing/selftests/net/dbbatch/igc_batch_lab.py [--kernel 6.1|6.12 ...]
+
+Unlike dbbatch_core.sh, which runs inside the guest, this test drives a
+guest from the lab host: it needs traffic from outside the router and the
+device model's ground truth.  Topology (tools/lab/router.py): a QEMU guest
+(Debian's kernel, TCG, 2 vCPUs) with two dbb-igc ports; dbb-gen on the host
+sends 64-byte UDP frames into port A, the guest forwards them (IPv4 stack
+or XDP_REDIRECT) out of port B, dbb-sink on the host counts arrivals, loss,
+per-flow order and latency.  Every tail-write count below is the model's
+(QMP "ground-truth"); the driver's own ethtool -S counters are checked
+against it.  Per kernel, one boot as a router, one as a TCP endpoint:
+
+  bad module parameters are refused at load with a message;
+  for each policy -- "off" (db_skip_empty=0 tx_db_batched=0, upstream
+  igc's doorbells), "skip-empty" (1 0) and "batched" (1 1):
+    stack forwarding at a low rate: no loss, no per-flow reordering, model
+    counts == generator == sink, zero tail writes that published nothing,
+    ethtool -S tail-write counters == model, TX tail writes per forwarded
+    packet 1.00 with batching off, and the hold/batch counters move only
+    when batching is on;
+    XDP_REDIRECT at a low rate: the same loss/order/count checks;
+    stack forwarding at a saturating rate: batched <= 0.05 TX tail writes
+    per forwarded packet (FreeBSD: 0.063), zero no-op writes, and the
+    dbbatch core counts batches and no batch left open;
+    XDP_REDIRECT at a saturating rate: at most one TX tail write per
+    destination queue per receive NAPI poll (napi:napi_poll tracepoint);
+  low-rate latency (1,000 pps, one packet at a time), batching toggled at
+  runtime with the private flag, interleaved: no added delay, and the pass
+  that received a packet rings for it (tail writes per packet ~1);
+  bad ethtool -G/-L/--set-priv-flags values refused with a message and
+  nothing changed; ring and channel changes under traffic, then lossless;
+  rmmod under traffic: no oops/warning, pages back, and it loads again;
+  TCP endpoint (ports wired to each other, B in a netns, iperf3): tail
+  writes per ACK on the receiver and per segment on the sender, batched
+  and off;
+  kernel log clean, no taint but out-of-tree/unsigned, no guest error.
+
+Every number here is EMULATED (QEMU TCG): the thresholds are ratios of
+counts, never times, except the latency comparison, which compares
+interleaved runs of the two policies in the same boot.
+
+KTAP on stdout; exit 0 when every check passed.  It is not in TEST_PROGS
+(the in-guest runner cannot provide the traffic): tools/check.sh runs it.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.environ.get("DBBATCH_REPO", os.path.normpath(
+    os.path.join(HERE, "..", "..", "..", "..", "..")))
+sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
+import labvm  # noqa: E402
+import router  # noqa: E402
+
+FLOWS = 1024
+GEN_ARGS = "--sport-count 16"   # 64 sources x 16 ports: RSS uses both queues
+MARKERS = 8                      # dbb-gen's end-of-step markers
+LOW_RATE, LOW_COUNT = 2000, 8000
+SAT_STACK, SAT_XDP, SAT_SECONDS = 80000, 150000, 2
+BATCHED_MAX = 0.05               # TX tail writes per forwarded packet
+XDP_FULL_RING = 64               # B's TX ring in the saturated XDP step
+
+POLICIES = [
+    router.Config("igc_batch", "db_skip_empty=0 tx_db_batched=0",
+                  label="off"),
+    router.Config("igc_batch", "db_skip_empty=1 tx_db_batched=0",
+                  label="skip-empty"),
+    router.Config("igc_batch", "db_skip_empty=1 tx_db_batched=1",
+                  label="batched"),
+]
+
+# Guest helpers on top of router.GUEST_LIB.
+TRACE = r"""
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T
+[ -d /sys/kernel/debug/dbbatch ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+"""
+
+
+class T:
+    """KTAP lines numbered across kernels."""
+    n = 0
+    failed = 0
+
+    def __init__(self, kver):
+        self.kver = kver
+        self.mine = 0
+        self.my_failed = 0
+
+    def check(self, name, ok, evidence=""):
+        ok = bool(ok)
+        T.n += 1
+        T.failed += not ok
+        self.mine += 1
+        self.my_failed += not ok
+        print("%s %d %s: %s" % ("ok" if ok else "not ok", T.n, self.kver,
+                                name), flush=True)
+        for line in str(evidence).splitlines():
+            if line.strip():
+                print("#   " + line, flush=True)
+        return ok
+
+
+def ev(row):
+    m = row["model"]
+    return ("sent %d forwarded %d lost %d reordered %s dup %s gaps %s; "
+            "model A rx_frames %d rx_dropped %d rdt %d rdt_noop %d | B "
+            "tx_frames %d tdt %d tdt_noop %d (per queue %s); tdt/pkt %s; "
+            "cpu %s%%; p50 %s us p99 %s us"
+            % (row["sent"], row["forwarded"], row["lost"], row["reordered"],
+               row["dup"], row["flow_gaps_open"], m["A_rx_frames"],
+               m["A_rx_dropped"], m["A_rdt_writes"], m["A_rdt_noop_writes"],
+               m["B_tx_frames"], m["B_tdt_writes"], m["B_tdt_noop_writes"],
+               m["B_tdt_per_queue"], row["tdt_per_fwd"],
+               row["cpu_busy_pct"], row["lat_p50_us"], row["lat_p99_us"]))
+
+
+def lossless(row, count):
+    m = row["model"]
+    want = row["sent"] + MARKERS
+    return (row["sent"] == count and row["lost"] == 0 and
+            row["forwarded"] == count and row["flow_gaps_open"] == 0 and
+            row["reordered"] == 0 and row["dup"] == 0 and
+            m["A_rx_frames"] == want and m["B_tx_frames"] == want and
+            m["A_rx_dropped"] == 0 and row["stray_frames_out_A"] == 0)
+
+
+def noop_writes(row):
+    m = row["model"]
+    return (m["A_tdt_noop_writes"] + m["A_rdt_noop_writes"] +
+            m["B_tdt_noop_writes"] + m["B_rdt_noop_writes"])
+
+
+def qsum(stats, port, what):
+    """Sum of ethtool -S tx_qN_WHAT (or rx_qN_...) of one port."""
+    return sum(v for k, v in stats[port].items() if re.fullmatch(what, k))
+
+
+def sdelta(e0, e1, port, what):
+    return qsum(e1, port, what) - qsum(e0, port, what)
+
+
+def counters_match(row, e0, e1):
+    """The driver's tail-write counters against the model's, all four."""
+    m = row["model"]
+    got = {
+        "A_tdt": sdelta(e0, e1, "A", r"tx_q\d+_tail_writes"),
+        "A_rdt": sdelta(e0, e1, "A", r"rx_q\d+_tail_writes"),
+        "B_tdt": sdelta(e0, e1, "B", r"tx_q\d+_tail_writes"),
+        "B_rdt": sdelta(e0, e1, "B", r"rx_q\d+_tail_writes"),
+    }
+    want = {"A_tdt": m["A_tdt_writes"], "A_rdt": m["A_rdt_writes"],
+            "B_tdt": m["B_tdt_writes"], "B_rdt": m["B_rdt_writes"]}
+    return got == want, "ethtool -S %s; model %s" % (got, want)
+
+
+def core_stats(r):
+    """/sys/kernel/debug/dbbatch/stats, total row: {column: value}."""
+    rc, out = r.g(TRACE + "cat /sys/kernel/debug/dbbatch/stats\n",
+                  check=False)
+    lines = [x.split() for x in out.splitlines() if x.strip()]
+    head = next((x for x in lines if x and x[0] == "cpu"), None)
+    tot = next((x for x in lines if x and x[0] == "total"), None)
+    if not head or not tot:
+        return {}
+    return dict(zip(head[1:], (int(x) for x in tot[1:])))
+
+
+def napi_trace_start(r, dev):
+    r.g(TRACE + """
+echo 0 >$T/tracing_on
+echo >$T/trace
+echo 16384 >$T/buffer_size_kb
+echo 'dev_name == "%s" && work > 0' >$T/events/napi/napi_poll/filter
+echo 1 >$T/events/napi/napi_poll/enable
+echo 1 >$T/tracing_on
+""" % dev)
+
+
+def napi_trace_stop(r):
+    """Receive NAPI polls that did work, per CPU, and overruns."""
+    rc, out = r.g(TRACE + """
+echo 0 >$T/tracing_on
+echo 0 >$T/events/napi/napi_poll/enable
+for c in $T/per_cpu/cpu*; do
+	echo "${c##*cpu} $(sed -n 's/^entries: //p' $c/stats) $(sed -n 's/^overrun: //p' $c/stats)"
+done
+echo 0 >$T/events/napi/napi_poll/filter
+echo >$T/trace
+""")
+    polls, overrun = {}, 0
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 3 and all(x.isdigit() for x in p):
+            polls[int(p[0])] = int(p[1])
+            overrun += int(p[2])
+    return polls, overrun
+
+
+def run_gen_background(r, rate_pps, count):
+    """dbb-gen into port A without a sink run: for traffic under changes
+    (the guest shell stays free for the changes)."""
+    return subprocess.Popen(
+        [r.gen, "--to", "127.0.0.1:%d" % r.pa_in, "--dst-mac", router.MAC_A,
+         "--quiet", "--flows", str(FLOWS), "--count", str(count),
+         "--steps", str(rate_pps)] + GEN_ARGS.split(),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def router_args(short, a, out, extra=()):
+    return ["--kernel", short, "--rmem", str(a.rmem), "--flows", str(FLOWS),
+            "--gen-args", GEN_ARGS, "--qemu", a.qemu, "--smp", "2",
+            "--out", out] + list(extra) + (
+            ["--modules", a.modules] if a.modules else [])
+
+
+# ---- the router boot ---------------------------------------------------
+
+def bad_module_params(t, r):
+    for params, word in (("tx_db_batched=7", "'7'"),
+                         ("db_skip_empty=yes", "'yes'"),
+                         ("db_skip_empty=-1", "'-1'")):
+        rc, out = r.g("""
+for m in igc igc_batch; do [ -d /sys/module/$m ] && rmmod $m; done
+n=$(dmesg | wc -l)
+modprobe igc_batch %s 2>&1; echo "@@RC $?"
+[ -d /sys/module/igc_batch ] && echo "@@LOADED"
+dmesg | tail -n +$((n + 1))
+""" % params, check=False)
+        m = re.search(r"@@RC (\d+)", out)
+        t.check("modprobe igc_batch %s is refused with a message naming "
+                "the value and what is accepted" % params,
+                m and m.group(1) != "0" and "@@LOADED" not in out and
+                re.search(r"invalid value %s for parameter .*accepted "
+                          r"values are 0 and 1" % re.escape(word), out),
+                out.strip())
+
+
+def policy_low_rate(t, r, cfg):
+    name = cfg.name()
+    r.mode_setup("stack")
+    e0 = r.ethtool_stats()
+    row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
+    e1 = r.ethtool_stats()
+    t.check("%s: stack forwarding at %d pps, %d frames: no loss, no per-flow"
+            " reordering, model == generator == sink"
+            % (name, LOW_RATE, LOW_COUNT), lossless(row, LOW_COUNT), ev(row))
+    t.check("%s: stack: zero tail writes that published nothing (TDT and "
+            "RDT, both ports)" % name, noop_writes(row) == 0, ev(row))
+    ok, why = counters_match(row, e0, e1)
+    t.check("%s: stack: ethtool -S tail_writes (tx and rx, both ports) == "
+            "the model's" % name, ok and row["model"]["B_tdt_writes"] > 0,
+            why)
+    tdt = row["tdt_per_fwd"] or 0
+    held = sdelta(e0, e1, "B", r"tx_q\d+_db_held")
+    brings = sdelta(e0, e1, "B", r"tx_q\d+_db_batch_rings")
+    if "tx_db_batched=0" in cfg.params:
+        t.check("%s: stack at a low rate: 1.00 TX tail writes per forwarded "
+                "packet (%.4f), nothing held" % (name, tdt),
+                0.99 <= tdt <= 1.0 and held == 0 and brings == 0,
+                "db_held +%d db_batch_rings +%d; %s" % (held, brings,
+                                                       ev(row)))
+    else:
+        # One packet per pass at this rate: each is held and the pass's
+        # end rings for it.
+        t.check("%s: stack at a low rate: held packets are rung at the end "
+                "of their pass (db_held > 0, batch rings > 0, tail writes "
+                "per packet %.4f <= 1)" % (name, tdt),
+                held > 0 and 0 < brings <= row["model"]["B_tdt_writes"] and
+                tdt <= 1.0, "db_held +%d db_batch_rings +%d; %s"
+                % (held, brings, ev(row)))
+    r.mode_teardown("stack")
+
+    r.mode_setup("xdp")
+    row = r.step(cfg, "xdp", LOW_RATE, LOW_COUNT)
+    t.check("%s: XDP_REDIRECT at %d pps, %d frames: no loss, no reordering,"
+            " model == generator == sink%s"
+            % (name, LOW_RATE, LOW_COUNT, ", zero no-op tail writes"
+               if "db_skip_empty=1" in cfg.params else ""),
+            lossless(row, LOW_COUNT) and
+            ("db_skip_empty=0" in cfg.params or noop_writes(row) == 0),
+            ev(row))
+    r.mode_teardown("xdp")
+
+
+def policy_saturated(t, r, cfg, report):
+    name = cfg.name()
+    count = SAT_STACK * SAT_SECONDS
+    r.mode_setup("stack")
+    c0 = core_stats(r)
+    e0 = r.ethtool_stats()
+    row = r.step(cfg, "stack", SAT_STACK, count)
+    e1 = r.ethtool_stats()
+    c1 = core_stats(r)
+    tdt = row["tdt_per_fwd"] or 0
+    report["stack_sat"][name] = row
+    dc = {k: c1.get(k, 0) - c0.get(k, 0) for k in c1}
+    ok, why = counters_match(row, e0, e1)
+    fwd = row["model"]["B_tx_frames"]
+    if "tx_db_batched=1" in cfg.params:
+        t.check("%s: stack at %d pps offered (saturating: %d forwarded, %.1f"
+                " %% lost): %.4f TX tail writes per forwarded packet <= %.2f"
+                % (name, SAT_STACK, fwd, row["loss_pct"], tdt, BATCHED_MAX),
+                0 < tdt <= BATCHED_MAX and row["loss_pct"] > 1, ev(row))
+        t.check("%s: saturated: the dbbatch core opened batches, deferred "
+                "rings, left no batch open and refused no open" % name,
+                dc.get("batches", 0) > 0 and dc.get("deferred", 0) > 0 and
+                dc.get("left_open", 1) == 0 and
+                dc.get("refused_opens", 1) == 0, "core deltas %s" % dc)
+    else:
+        # Reported, and compared with batched below.
+        print("# %s: stack saturated: %.4f TX tail writes per forwarded "
+              "packet (%d forwarded)" % (name, tdt, fwd), flush=True)
+    t.check("%s: saturated stack: zero no-op tail writes, ethtool -S == "
+            "model" % name, noop_writes(row) == 0 and ok,
+            why + "; " + ev(row))
+    r.mode_teardown("stack")
+
+    # A 64-descriptor TX ring on B fills at once: ndo_xdp_xmit then gets
+    # XDP_XMIT_FLUSH after placing no frame, where upstream igc writes a
+    # tail that publishes nothing.
+    r.g("ethtool -G %s tx %d && carrier %s 1 30\n"
+        % (r.ifb, XDP_FULL_RING, r.ifb))
+    r.mode_setup("xdp")
+    count = SAT_XDP * SAT_SECONDS
+    napi_trace_start(r, r.ifa)
+    row = r.step(cfg, "xdp", SAT_XDP, count)
+    polls, overrun = napi_trace_stop(r)
+    m = row["model"]
+    per_q = m["B_tdt_per_queue"]
+    nq = r.queues_now or 1
+    # XDP transmits on queue (CPU mod queues): a queue's rings against
+    # the polls of the CPUs that feed it.
+    feeds = [sum(v for c, v in polls.items() if c % nq == q)
+             for q in range(len(per_q))]
+    fpp = m["A_rx_frames"] / max(1, sum(polls.values()))
+    ok = (overrun == 0 and sum(polls.values()) > 0 and m["B_tdt_writes"] > 0
+          and all(w <= f for w, f in zip(per_q, feeds)) and fpp > 1.5)
+    t.check("%s: XDP_REDIRECT at %d pps offered: at most one TX tail write "
+            "per destination queue per receive NAPI poll (%.1f frames per "
+            "poll)" % (name, SAT_XDP, fpp), ok,
+            "polls with work per CPU %s (trace overruns %d); B tail writes "
+            "per queue %s; %s" % (polls, overrun, per_q, ev(row)))
+    report["xdp_sat"][name] = row
+    if "db_skip_empty=1" in cfg.params:
+        t.check("%s: XDP_REDIRECT into a full %d-descriptor TX ring: zero "
+                "tail writes that published nothing" % (name, XDP_FULL_RING),
+                noop_writes(row) == 0, ev(row))
+    r.mode_teardown("xdp")
+    r.g("ethtool -G %s tx %s && carrier %s 1 30\n"
+        % (r.ifb, r.rings_now.get("TX", 4096), r.ifb))
+
+
+def latency(t, r, cfg):
+    """Interleaved 1,000 pps runs with the private flag off and on."""
+    name = cfg.name()
+    r.mode_setup("stack")
+    res = {"off": [], "on": []}
+    rows = {"off": [], "on": []}
+    for flag in ("off", "on", "off", "on", "off", "on"):
+        r.g("ethtool --set-priv-flags %s tx_db_batched %s && ethtool "
+            "--set-priv-flags %s tx_db_batched %s\n"
+            % (r.ifa, flag, r.ifb, flag))
+        row = r.step(cfg, "stack", 1000, 2000)
+        res[flag].append(row["lat_p50_us"])
+        rows[flag].append(row)
+    off, on = statistics.median(res["off"]), statistics.median(res["on"])
+    tdt_on = [x["tdt_per_fwd"] or 0 for x in rows["on"]]
+    lost = sum(x["lost"] for x in rows["off"] + rows["on"])
+    t.check("%s: low-rate latency (1,000 pps, one packet at a time, "
+            "batching toggled at runtime, 3 interleaved runs each): median "
+            "p50 batched %.0f us vs off %.0f us, no added delay (within "
+            "20 %% + 30 us), no loss" % (name, on, off),
+            on <= off * 1.2 + 30 and lost == 0,
+            "p50 us off %s on %s; p99 us off %s on %s"
+            % (res["off"], res["on"],
+               [x["lat_p99_us"] for x in rows["off"]],
+               [x["lat_p99_us"] for x in rows["on"]]))
+    t.check("%s: at 1,000 pps batched, the pass that received a packet "
+            "rang for it: TX tail writes per packet %s >= 0.9"
+            % (name, tdt_on), all(x >= 0.9 for x in tdt_on))
+    r.mode_teardown("stack")
+
+
+def ring_info(r, dev):
+    rc, out = r.g("ethtool -g %s | sed -n '/Current/,$p'; ethtool -l %s | "
+                  "sed -n '/Current/,$p'\n" % (dev, dev))
+    g = dict(re.findall(r"^(RX|TX|Combined):\s*(\d+)", out, re.M))
+    return g
+
+
+def bad_ethtool(t, r):
+    A, B = r.ifa, r.ifb
+    before = (ring_info(r, A), ring_info(r, B))
+    for cmd, why in (
+            ("ethtool -G %s tx 8192" % B, "above the maximum"),
+            ("ethtool -G %s rx 16" % A, "below the minimum"),
+            ("ethtool -L %s combined 0" % A, "zero queues"),
+            ("ethtool -L %s combined 9" % A, "more queues than vectors"),
+            ("ethtool -L %s rx 1 tx 1 combined 0" % A,
+             "separate rx/tx queues"),
+            ("ethtool --set-priv-flags %s no_such_flag on" % A,
+             "an unknown private flag")):
+        rc, out = r.g("n=$(dmesg | wc -l); %s 2>&1; echo \"@@RC $?\"; "
+                      "dmesg | tail -n +$((n + 1))\n" % cmd, check=False)
+        m = re.search(r"@@RC (\d+)", out)
+        msg = [x for x in out.splitlines() if x.strip() and "@@" not in x]
+        t.check("'%s' (%s) is refused with a message" % (cmd, why),
+                m and m.group(1) != "0" and msg, out.strip())
+    after = (ring_info(r, A), ring_info(r, B))
+    t.check("after the refused changes, ring sizes and channels are "
+            "unchanged", before == after, "before %s after %s"
+            % (before, after))
+
+
+def changes_under_traffic(t, r, cfg):
+    A, B = r.ifa, r.ifb
+    r.mode_setup("stack")
+    gen = run_gen_background(r, 4000, 4000 * 14)
+    steps = ["ethtool -G %s tx 512" % B, "ethtool -L %s combined 1" % A,
+             "ethtool -G %s rx 1024 tx 1024" % A,
+             "ethtool -L %s combined 2" % A, "ethtool -L %s combined 1" % B,
+             "ethtool -G %s rx 4096 tx 4096" % B,
+             "ethtool -L %s combined 2" % B,
+             "ethtool -G %s rx 4096 tx 4096" % A]
+    outs, okall = [], True
+    time.sleep(1)
+    for s in steps:
+        rc, out = r.g("%s 2>&1; echo \"@@RC $?\"\n" % s, check=False)
+        okall &= "@@RC 0" in out
+        outs.append("%s -> %s" % (s, out.strip().replace("\n", " | ")))
+        time.sleep(1)
+    gen.wait(timeout=60)
+    # ring changes restart the ports: wait for both links
+    r.g("carrier %s 1 30 && carrier %s 1 30\n" % (A, B), check=False)
+    t.check("ethtool -G and -L on both ports while forwarding 4,000 pps: "
+            "every change accepted", okall and gen.returncode in (0, 1),
+            "\n".join(outs))
+    fin = (ring_info(r, A), ring_info(r, B))
+    time.sleep(1)
+    row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
+    t.check("after the changes: rings 4096, 2 combined on both ports, and "
+            "stack forwarding is lossless and in order again",
+            all(x.get("RX") == "4096" and x.get("TX") == "4096" and
+                x.get("Combined") == "2" for x in fin) and
+            lossless(row, LOW_COUNT) and noop_writes(row) == 0,
+            "%s; %s" % (fin, ev(row)))
+    r.mode_teardown("stack")
+
+
+def rmmod_under_traffic(t, r, cfg):
+    free0 = free_pages(r)
+    r.load(cfg)
+    r.mode_setup("stack")
+    gen = run_gen_background(r, 60000, 60000 * 5)
+    time.sleep(2)
+    rc, out = r.g("n=$(dmesg | wc -l); time rmmod igc_batch 2>&1; echo "
+                  "\"@@RC $?\"; sleep 2; dmesg | tail -n +$((n + 1))\n",
+                  timeout=120, check=False)
+    gen.wait(timeout=60)
+    free1 = free_pages(r)
+    bad = [x for x in out.splitlines() if re.search(
+        r"WARNING|BUG|Oops|Call Trace|stalled pool|leak|hung", x)]
+    t.check("rmmod igc_batch while forwarding 60,000 pps: succeeds, no "
+            "oops, warning or page_pool stall", "@@RC 0" in out and not bad,
+            out.strip())
+    # Both ports' RX rings are 2 x 2 x 4096 pages; a leak of them, or of
+    # the frames in flight, shows in the free page count.
+    t.check("rmmod under traffic gives the pages back (free pages before "
+            "load %d, after rmmod %d; rings held %d)"
+            % (free0, free1, 4 * 4096), free1 >= free0 - 2048)
+    r.load(cfg)
+    r.mode_setup("stack")
+    row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
+    t.check("igc_batch loads again after that and forwards lossless",
+            lossless(row, LOW_COUNT), ev(row))
+    r.mode_teardown("stack")
+
+
+def free_pages(r):
+    rc, out = r.g("""
+for m in igc_batch igc; do [ -d /sys/module/$m ] && rmmod $m; done
+sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
+sed -n 's/^nr_free_pages //p' /proc/vmstat
+""", check=False)
+    nums = re.findall(r"^(\d+)$", out, re.M)
+    return int(nums[-1]) if nums else -1
+
+
+def health(t, r, what):
+    taint, bad = r.health()
+    errs = sum(sum(r.truth()[p]["guest_errors"]) for p in ("A", "B"))
+    t.check("%s: kernel log clean, no taint but out-of-tree/unsigned "
+            "module, no guest programming error" % what,
+            taint >= 0 and (taint & ~(4096 | 8192)) == 0 and not bad and
+            errs == 0, "tainted=%d guest_errors=%d %s"
+            % (taint, errs, "; ".join(bad[:8])))
+
+
+def router_boot(short, a, t):
+    out = tempfile.mkdtemp(prefix="dbb-igcb-lab.")
+    ra = router.parse_args(router_args(short, a, out))
+    kos = router.our_modules(ra, POLICIES)
+    r = router.Router(ra, POLICIES, kos)
+    report = {"stack_sat": {}, "xdp_sat": {}}
+    try:
+        r.boot()
+        bad_module_params(t, r)
+        for cfg in POLICIES:
+            r.load(cfg)
+            policy_low_rate(t, r, cfg)
+            policy_saturated(t, r, cfg, report)
+        sat = {k: v["tdt_per_fwd"] for k, v in report["stack_sat"].items()}
+        t.check("saturated stack forwarding, TX tail writes per forwarded "
+                "packet: batched < skip-empty and < off (%s)" % sat,
+                sat["batched"] < sat["skip-empty"] and
+                sat["batched"] < sat["off"])
+        noop = {k: noop_writes(v) for k, v in report["xdp_sat"].items()}
+        t.check("the full-ring XDP case does provoke no-op tail writes "
+                "without skip-empty (upstream igc's behaviour), and none "
+                "with it: %s" % noop, noop["off"] > 0 and
+                noop["skip-empty"] == 0 and noop["batched"] == 0)
+        batched = POLICIES[2]
+        latency(t, r, batched)
+        bad_ethtool(t, r)
+        changes_under_traffic(t, r, batched)
+        rmmod_under_traffic(t, r, batched)
+        health(t, r, "router")
+    except Exception as e:
+        t.check("router harness: %s: %s" % (type(e).__name__, e), False)
+    finally:
+        r.shutdown()
+    return ra.out
+
+
+# ---- the TCP endpoint boot ---------------------------------------------
+
+def tcp_endpoint(short, a, t):
+    out = tempfile.mkdtemp(prefix="dbb-igcb-tcp.")
+    ra = router.parse_args(router_args(short, a, out, ["--wire", "loop"]))
+    cfgs = [POLICIES[0], POLICIES[2]]
+    kos = router.our_modules(ra, cfgs)
+    r = router.Router(ra, cfgs, kos)
+    res = {}
+    try:
+        r.boot()
+        for cfg in cfgs:
+            r.load(cfg)
+            A, B = r.ifa, r.ifb
+            rc, o = r.g("""
+ip netns del peer 2>/dev/null
+ip netns add peer
+ip link set %s netns peer
+ip addr flush dev %s; ip addr add 10.9.0.1/24 dev %s; ip link set %s up
+ip netns exec peer ip link set lo up
+ip netns exec peer ip addr add 10.9.0.2/24 dev %s
+ip netns exec peer ip link set %s up
+i=0; while ! ping -c 1 -W 1 10.9.0.2 >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -lt 20 ] || { echo "no path to the peer"; exit 1; }; done
+ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
+""" % (B, A, A, A, B, B), check=False)
+            if rc != 0:
+                raise RuntimeError("TCP setup: " + o)
+            e0 = tcp_stats(r, A, B)
+            m0 = r.truth()
+            rc, o = r.g("timeout 60 iperf3 -c 10.9.0.2 -t 4 -P 2 2>&1 | "
+                        "tail -n 4\n", timeout=90, check=False)
+            m1 = r.truth()
+            e1 = tcp_stats(r, A, B)
+
+            def d(port, name):
+                return (sum(m1[port][name]) - sum(m0[port][name]))
+            segs, acks = d("A", "tx_frames"), d("B", "tx_frames")
+            res[cfg.name()] = {
+                "segments": segs, "acks": acks,
+                "tdt_per_seg": d("A", "tdt_writes") / max(1, segs),
+                "tdt_per_ack": d("B", "tdt_writes") / max(1, acks),
+                "gbps": re.findall(r"([\d.]+ [MG]bits/sec).*receiver", o)}
+            drv = {"A": e1["A"] - e0["A"], "B": e1["B"] - e0["B"]}
+            t.check("%s: TCP endpoint (iperf3, 2 streams, 4 s, A sends, B in"
+                    " a netns receives): %d segments, %d ACKs, %.3f TX tail"
+                    " writes per segment sent, %.3f per ACK sent; ethtool -S"
+                    " == model"
+                    % (cfg.name(), segs, acks, res[cfg.name()]["tdt_per_seg"],
+                       res[cfg.name()]["tdt_per_ack"]),
+                    segs > 1000 and acks > 100 and
+                    drv == {"A": d("A", "tdt_writes"),
+                            "B": d("B", "tdt_writes")} and
+                    ("db_skip_empty=0" in cfg.params or
+                     d("A", "tdt_noop_writes") + d("B", "tdt_noop_writes")
+                     == 0),
+                    "iperf3: %s; driver tx tail writes %s; %s"
+                    % (" | ".join(o.strip().splitlines()), drv,
+                       res[cfg.name()]))
+            r.g("ip netns del peer; sleep 1\n", check=False)
+        off, on = res["off"], res["batched"]
+        t.check("TCP endpoint: batching lowers TX tail writes per ACK "
+                "(%.3f -> %.3f; FreeBSD: 1 -> 1/3.5) and per segment "
+                "(%.3f -> %.3f; FreeBSD: ~1 -> 1/9)"
+                % (off["tdt_per_ack"], on["tdt_per_ack"],
+                   off["tdt_per_seg"], on["tdt_per_seg"]),
+                on["tdt_per_ack"] < off["tdt_per_ack"] and
+                on["tdt_per_seg"] <= off["tdt_per_seg"])
+        health(t, r, "TCP endpoint")
+    except Exception as e:
+        t.check("TCP harness: %s: %s" % (type(e).__name__, e), False)
+    finally:
+        r.shutdown()
+    return ra.out
+
+
+def tcp_stats(r, A, B):
+    """Sum of the TX tail-write counters of A (root) and B (netns)."""
+    rc, out = r.g("echo @@A; ethtool -S %s; echo @@B; ip netns exec peer "
+                  "ethtool -S %s\n" % (A, B), check=False)
+    res, cur = {"A": 0, "B": 0}, None
+    for line in out.splitlines():
+        if line.startswith("@@"):
+            cur = line[2:]
+        m = re.match(r"\s*tx_q\d+_tail_writes:\s*(\d+)", line)
+        if m and cur:
+            res[cur] += int(m.group(1))
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kernel", action="append", choices=["6.1", "6.12"])
+    ap.add_argument("--qemu")
+    ap.add_argument("--modules", help="our *.ko for that kernel (default: "
+                    "built by router.py)")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the run directories")
+    ap.add_argument("--only", choices=("router", "tcp"))
+    ap.add_argument("--rmem", type=int, default=4 << 20)
+    a = ap.parse_args()
+    a.qemu = labvm.qemu_binary(a.qemu)
+    modules = a.modules
+    print("TAP version 13", flush=True)
+    for short in a.kernel or ["6.1", "6.12"]:
+        t = T(labvm.kernel_release(short))
+        start = time.time()
+        # build once per kernel, for both boots
+        a.modules = modules or os.path.dirname(router.our_modules(
+            router.parse_args(["--kernel", short]), POLICIES)[0])
+        dirs = []
+        if a.only in (None, "router"):
+            dirs.append(router_boot(short, a, t))
+        if a.only in (None, "tcp"):
+            dirs.append(tcp_endpoint(short, a, t))
+        labvm.log("%s: %d checks, %d failed, %.0f s" % (
+            t.kver, t.mine, t.my_failed, time.time() - start))
+        for d in dirs:
+            if a.keep or t.my_failed:
+                labvm.log("%s: run directory %s" % (t.kver, d))
+            else:
+                shutil.rmtree(d, ignore_errors=True)
+    print("1..%d" % T.n)
+    print("# Totals: pass:%d fail:%d" % (T.n - T.failed, T.failed))
+    return 1 if T.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
