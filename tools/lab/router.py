@@ -775,6 +775,10 @@ def parse_args(argv=None):
                     help="stack, xdp or stack,xdp (default stack)")
     ap.add_argument("--rate", type=rate, help="one step at this rate (pps)")
     ap.add_argument("--steps", help="rate steps, e.g. 10k,20k,40k")
+    ap.add_argument("--mode-steps", action="append", default=[],
+                    metavar="MODE=R1,R2,...",
+                    help="rate steps of one mode, instead of --steps "
+                    "(repeatable; e.g. stack=2k,20k,40k xdp=2k,20k,80k)")
     ap.add_argument("--count", type=int, help="frames per step (default "
                     "rate x --step-seconds)")
     ap.add_argument("--step-seconds", type=float, default=5.0)
@@ -845,6 +849,13 @@ def parse_args(argv=None):
         a.rates = [a.rate]
     else:
         a.rates = [5000]
+    a.mode_rates = {}
+    for ms in a.mode_steps:
+        m, _, steps = ms.partition("=")
+        if m not in a.modes or not steps:
+            ap.error("--mode-steps %r: MODE=R1,R2,... with MODE in --mode"
+                     % ms)
+        a.mode_rates[m] = [rate(x) for x in steps.split(",")]
     if a.out is None:
         a.out = os.path.join(labvm.REPO, "build", "router", "%s-%s" % (
             a.kernel, time.strftime("%Y%m%d-%H%M%S")))
@@ -918,7 +929,7 @@ def main(argv=None):
                 for mode in a.modes:
                     r.mode_setup(mode)
                     lossy = 0
-                    for rt in a.rates:
+                    for rt in a.mode_rates.get(mode, a.rates):
                         count = a.count or max(1, int(rt * a.step_seconds))
                         row = r.step(cfg, mode, rt, count)
                         emit(row)
