@@ -242,13 +242,17 @@ static void igcb_configure(struct igcb_adapter *a)
 	igcb_vlan_mode(a, a->netdev->features);
 	igcb_tx_setup_tctl(a);
 	igcb_rss_setup(a);
-	igcb_rx_setup_rctl(a);
 	for (i = 0; i < a->num_queues; i++)
 		igcb_tx_ring_configure(&a->qv[i]->tx);
 	for (i = 0; i < a->num_queues; i++) {
 		igcb_rx_ring_configure(&a->qv[i]->rx);
 		igcb_rx_ring_fill(&a->qv[i]->rx);
 	}
+	/* Receive goes on last: a reset leaves queue 0 enabled with no
+	 * ring, and a frame arriving before its ring is programmed would be
+	 * written through RDBAL 0.
+	 */
+	igcb_rx_setup_rctl(a);
 }
 
 static void igcb_up(struct igcb_adapter *a)
