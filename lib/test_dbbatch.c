@@ -11,7 +11,10 @@
 #define pr_fmt(fmt) fmt
 
 #include <linux/etherdevice.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/irq_work.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <net/dbbatch.h>
@@ -446,6 +449,108 @@ static void test_napi_poll_wrapper(void)
 	CHECK(fq[3].flushes == 2);
 }
 
+/*
+ * A batch on another CPU: a kthread bound there opens a batch, transmits
+ * one packet to @q, says so, and keeps the batch open until told to close
+ * (or for @hold_ms), spinning with BH disabled as a long NAPI poll would.
+ */
+struct remote_batch {
+	struct fake_q *q;
+	unsigned int used;
+	unsigned int hold_ms;
+	bool close_now;
+	struct completion holding;
+	struct completion done;
+};
+
+static int remote_batch_fn(void *arg)
+{
+	struct remote_batch *r = arg;
+	struct dbbatch b;
+	unsigned int ms;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(r->q, r->used);
+	complete(&r->holding);
+	/* Bounded: a test that goes wrong must not stall the CPU. */
+	for (ms = 0; ms < r->hold_ms && !READ_ONCE(r->close_now); ms++)
+		mdelay(1);
+	dbbatch_close(&b);
+	local_bh_enable();
+	complete(&r->done);
+	return 0;
+}
+
+static bool remote_batch_start(struct remote_batch *r, unsigned int cpu)
+{
+	struct task_struct *t;
+
+	init_completion(&r->holding);
+	init_completion(&r->done);
+	t = kthread_create(remote_batch_fn, r, "test_dbbatch/%u", cpu);
+	if (IS_ERR(t))
+		return false;
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	return true;
+}
+
+/* The first two online CPUs, or false with one CPU. */
+static bool two_cpus(unsigned int *a, unsigned int *b)
+{
+	*a = cpumask_first(cpu_online_mask);
+	*b = cpumask_next(*a, cpu_online_mask);
+	if (*b >= nr_cpu_ids) {
+		pr_info("    # needs two online CPUs\n");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A transmit on one CPU to a queue another CPU's batch holds does not
+ * ring: the holder's flush, under the same xmit lock, publishes it too.
+ */
+static void test_cross_cpu_holder_rings(void)
+{
+	struct remote_batch holder = { .q = &fq[0], .used = 1,
+				       .hold_ms = 2000 };
+	struct remote_batch other = { .q = &fq[0], .used = 2, .hold_ms = 0 };
+	struct dbbatch_stats d;
+	unsigned int a, b;
+
+	if (!two_cpus(&a, &b)) {
+		CHECK(false);
+		return;
+	}
+	if (!remote_batch_start(&holder, a)) {
+		CHECK(false);
+		return;
+	}
+	wait_for_completion(&holder.holding);
+	CHECK(fq[0].dq.holder);
+	if (remote_batch_start(&other, b)) {
+		wait_for_completion(&other.done);
+		/* The second CPU's batch closed: still nothing rung. */
+		CHECK(fq[0].tail_writes == 0);
+		CHECK(fq[0].flushes == 0);
+	} else {
+		CHECK(false);
+	}
+	WRITE_ONCE(holder.close_now, true);
+	wait_for_completion(&holder.done);
+
+	CHECK(fq[0].next == 2);
+	CHECK(fq[0].tail_writes == 1);
+	CHECK(fq[0].flushes == 1);
+	stats_delta(&d);
+	CHECK(d.batches == 2);
+	CHECK(d.deferred == 2);
+	CHECK(d.queues_held == 1);
+	CHECK(d.flush_rings == 1);
+}
+
 /* A queue being torn down is released by a grace period. */
 static void test_quiesce(void)
 {
@@ -460,6 +565,28 @@ static void test_quiesce(void)
 	dbbatch_queue_quiesce(&fq[0].dq);
 	CHECK(!fq[0].dq.holder);
 	CHECK(fq[0].tail_writes == 1);
+}
+
+/*
+ * The quiesce waits out a batch that holds the queue on another CPU: when
+ * it returns, that batch has rung and let go.
+ */
+static void test_quiesce_waits_for_remote(void)
+{
+	struct remote_batch holder = { .q = &fq[1], .used = 1,
+				       .hold_ms = 200 };
+	unsigned int a, b;
+
+	if (!two_cpus(&a, &b) || !remote_batch_start(&holder, b)) {
+		CHECK(false);
+		return;
+	}
+	wait_for_completion(&holder.holding);
+	netif_tx_stop_queue(fq[1].dq.txq);
+	dbbatch_queue_quiesce(&fq[1].dq);
+	CHECK(!READ_ONCE(fq[1].dq.holder));
+	CHECK(READ_ONCE(fq[1].tail_writes) == 1);
+	wait_for_completion(&holder.done);
 }
 
 static const struct {
@@ -480,6 +607,8 @@ static const struct {
 	{ "depth_limit", test_depth_limit },
 	{ "napi_poll_wrapper", test_napi_poll_wrapper },
 	{ "quiesce", test_quiesce },
+	{ "cross_cpu_holder_rings", test_cross_cpu_holder_rings },
+	{ "quiesce_waits_for_remote", test_quiesce_waits_for_remote },
 };
 
 static void run_test(unsigned int n)

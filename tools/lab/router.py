@@ -188,10 +188,11 @@ def cpu_stat(text):
 
 
 class Router:
-    def __init__(self, args, configs, extra_ko=()):
+    def __init__(self, args, configs, extra_ko=(), files=None):
         self.a = args
         self.configs = configs
         self.extra_ko = list(extra_ko)
+        self.files = dict(files or {})    # guest path: host path
         self.work = args.out
         os.makedirs(self.work, exist_ok=True)
         self.proc = None
@@ -219,7 +220,7 @@ class Router:
         bpfdir = "/usr/lib/x86_64-linux-gnu/bpf"
         vmlinuz = labvm.build_initramfs(
             kver, initrd, INIT, tools=tools, kmods=("igc",),
-            extra_ko=self.extra_ko,
+            extra_ko=self.extra_ko, files=self.files,
             dirs=[bpfdir] if os.path.isdir(bpfdir) else [], bash_sh=True)
         labvm.log("%s: initramfs built in %.1f s" % (kver, time.time() - t))
         self.console = os.path.join(self.work, "console.log")

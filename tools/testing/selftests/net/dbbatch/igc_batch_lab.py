@@ -248,6 +248,32 @@ dmesg | tail -n +$((n + 1))
                 out.strip())
 
 
+def switch_ports(t, r):
+    """tools/lab/igc-switch.sh with both drivers loaded: port A moves to
+    igc_batch and back while port B stays on igc."""
+    rc, out = r.g("""
+for m in igc_batch igc; do [ -d /sys/module/$m ] && rmmod $m; done
+modprobe igc && waitif %s && waitif %s || exit 3
+modprobe igc_batch || exit 3
+drv() { basename "$(readlink -f /sys/class/net/$(ifof $1)/device/driver)"; }
+echo "@@BEFORE $(drv %s) $(drv %s)"
+igc-switch.sh to-batch "$(ifof %s)" || exit 4
+waitif %s || exit 5
+echo "@@BATCH $(drv %s) $(drv %s)"
+igc-switch.sh to-igc "$(ifof %s)" || exit 6
+waitif %s || exit 7
+echo "@@BACK $(drv %s) $(drv %s)"
+igc-switch.sh status
+""" % ((router.MAC_A, router.MAC_B) * 2 + (router.MAC_A,) * 2 +
+       (router.MAC_A, router.MAC_B) + (router.MAC_A,) * 2 +
+       (router.MAC_A, router.MAC_B)), check=False)
+    t.check("igc-switch.sh with igc and igc_batch both loaded: port A to "
+            "igc_batch and back to igc, port B stays on igc",
+            rc == 0 and "@@BEFORE igc igc" in out and
+            "@@BATCH igc_batch igc" in out and "@@BACK igc igc" in out,
+            out.strip())
+
+
 def policy_low_rate(t, r, cfg):
     name = cfg.name()
     r.mode_setup("stack")
@@ -518,11 +544,14 @@ def router_boot(short, a, t):
     out = tempfile.mkdtemp(prefix="dbb-igcb-lab.")
     ra = router.parse_args(router_args(short, a, out))
     kos = router.our_modules(ra, POLICIES)
-    r = router.Router(ra, POLICIES, kos)
+    r = router.Router(ra, POLICIES, kos, files={
+        "/usr/sbin/igc-switch.sh": os.path.join(REPO, "tools", "lab",
+                                                "igc-switch.sh")})
     report = {"stack_sat": {}, "xdp_sat": {}}
     try:
         r.boot()
         bad_module_params(t, r)
+        switch_ports(t, r)
         for cfg in POLICIES:
             r.load(cfg)
             policy_low_rate(t, r, cfg)
