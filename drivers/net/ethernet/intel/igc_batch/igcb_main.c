@@ -14,6 +14,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/aer.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/rtnetlink.h>
@@ -21,6 +22,17 @@
 #include "igcb.h"
 
 const char igcb_driver_name[] = IGCB_DRV_NAME;
+
+/* Kernels before 6.5 enable AER reporting only when the driver asks. */
+static void igcb_aer_reporting(struct pci_dev *pdev, bool on)
+{
+#ifdef IGCB_HAVE_AER_ENABLE
+	if (on)
+		pci_enable_pcie_error_reporting(pdev);
+	else
+		pci_disable_pcie_error_reporting(pdev);
+#endif
+}
 
 /* Every I225 and I226 (and the I220-V/I221-V) that igc binds. */
 static const struct pci_device_id igcb_pci_tbl[] = {
@@ -688,6 +700,7 @@ static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = pci_request_mem_regions(pdev, igcb_driver_name);
 	if (err)
 		goto err_dma;
+	igcb_aer_reporting(pdev, true);
 	pci_set_master(pdev);
 
 	err = -ENOMEM;
@@ -814,6 +827,7 @@ err_iomap:
 err_mac:
 	free_netdev(netdev);
 err_netdev:
+	igcb_aer_reporting(pdev, false);
 	pci_release_mem_regions(pdev);
 err_dma:
 	pci_disable_device(pdev);
@@ -835,6 +849,7 @@ static void igcb_remove(struct pci_dev *pdev)
 	igcb_qv_free(a);
 	igcb_hw_release_control(&a->hw);
 	pci_iounmap(pdev, a->hw.io);
+	igcb_aer_reporting(pdev, false);
 	pci_release_mem_regions(pdev);
 	kfree(a->mac);
 	mutex_destroy(&a->hw.phy_lock);
