@@ -985,6 +985,8 @@ static void dbb_igc_realize(PCIDevice *d, Error **errp)
         error_setg(errp, "dbb-igc: cannot add the PCIe capability");
         goto err_msix;
     }
+    /* Error reporting enables in DEVCTL: without them no AER message. */
+    pcie_cap_deverr_init(d);
     dbb_igc_vsec_init(s, errp);
     if (s->vsec == 0) {
         goto err_pcie;
