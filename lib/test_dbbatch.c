@@ -589,6 +589,25 @@ static void test_quiesce_waits_for_remote(void)
 	wait_for_completion(&holder.done);
 }
 
+/* A port's queues, held by one batch, are released by one grace period. */
+static void test_quiesce_many(void)
+{
+	struct dbbatch_queue *qs[] = { &fq[1].dq, &fq[2].dq };
+	struct dbbatch b;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(&fq[1], 1);
+	fake_xmit(&fq[2], 1);
+	dbbatch_close(&b);
+	local_bh_enable();
+	netif_tx_stop_queue(fq[1].dq.txq);
+	netif_tx_stop_queue(fq[2].dq.txq);
+	dbbatch_queues_quiesce(qs, ARRAY_SIZE(qs));
+	CHECK(!fq[1].dq.holder && !fq[2].dq.holder);
+	CHECK(fq[1].tail_writes == 1 && fq[2].tail_writes == 1);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -607,6 +626,7 @@ static const struct {
 	{ "depth_limit", test_depth_limit },
 	{ "napi_poll_wrapper", test_napi_poll_wrapper },
 	{ "quiesce", test_quiesce },
+	{ "quiesce_many", test_quiesce_many },
 	{ "cross_cpu_holder_rings", test_cross_cpu_holder_rings },
 	{ "quiesce_waits_for_remote", test_quiesce_waits_for_remote },
 };

@@ -86,6 +86,7 @@ DECLARE_PER_CPU(struct dbbatch_pcpu, dbbatch_pcpu);
 void dbbatch_queue_init(struct dbbatch_queue *q, struct netdev_queue *txq,
 			bool (*flush)(struct dbbatch_queue *q));
 void dbbatch_queue_quiesce(struct dbbatch_queue *q);
+void dbbatch_queues_quiesce(struct dbbatch_queue *const *qs, unsigned int n);
 
 void dbbatch_open(struct dbbatch *b);
 void dbbatch_close(struct dbbatch *b);

@@ -32,19 +32,36 @@ void dbbatch_queue_init(struct dbbatch_queue *q, struct netdev_queue *txq,
 EXPORT_SYMBOL_GPL(dbbatch_queue_init);
 
 /**
+ * dbbatch_queues_quiesce - wait until no batch can hold any of @qs
+ * @qs: queues their driver has stopped (netif_tx_disable() or similar)
+ * @n: how many
+ *
+ * A batch is a BH-disabled section and so an RCU read-side critical
+ * section: after one grace period every batch that held any of them has
+ * flushed it, and a stopped queue takes no new hold.  One grace period
+ * covers all of a port's queues.  Call before freeing the rings.
+ */
+void dbbatch_queues_quiesce(struct dbbatch_queue *const *qs, unsigned int n)
+{
+	unsigned int i;
+
+	synchronize_net();
+	/* A ring is about to be freed under a batch: a driver bug. */
+	for (i = 0; i < n; i++)
+		WARN_ONCE(READ_ONCE(qs[i]->holder),
+			  "dbbatch: queue still held after a grace period: was it stopped?\n");
+}
+EXPORT_SYMBOL_GPL(dbbatch_queues_quiesce);
+
+/**
  * dbbatch_queue_quiesce - wait until no batch can hold @q
  * @q: a queue its driver has stopped (netif_tx_disable() or similar)
  *
- * A batch is a BH-disabled section and so an RCU read-side critical
- * section: after a grace period every batch that held @q has flushed it,
- * and a stopped queue takes no new hold.  Call before freeing the ring.
+ * dbbatch_queues_quiesce() for one queue.
  */
 void dbbatch_queue_quiesce(struct dbbatch_queue *q)
 {
-	synchronize_net();
-	/* The ring is about to be freed under a batch: a driver bug. */
-	WARN_ONCE(READ_ONCE(q->holder),
-		  "dbbatch: queue still held after a grace period: was it stopped?\n");
+	dbbatch_queues_quiesce(&q, 1);
 }
 EXPORT_SYMBOL_GPL(dbbatch_queue_quiesce);
 

@@ -368,7 +368,8 @@ void dbb_igc_queue_cause(DbbIgcState *s, int queue, bool tx)
 void dbb_igc_update_link(DbbIgcState *s)
 {
     bool up = !qemu_get_queue(s->nic)->link_down &&
-              !(s->phy[IGC_PHY_BMCR] & IGC_BMCR_PDOWN);
+              !(s->phy[IGC_PHY_BMCR] & IGC_BMCR_PDOWN) &&
+              s->an_speed && !s->an_running;
 
     if (up == s->link_up) {
         return;
@@ -447,8 +448,19 @@ static uint32_t dbb_igc_status(DbbIgcState *s)
     uint32_t v = 0;
 
     if (s->link_up) {
-        v |= IGC_STATUS_FD | IGC_STATUS_LU | IGC_STATUS_SPEED_1000 |
-             IGC_STATUS_SPEED_2500;
+        v |= IGC_STATUS_LU | (s->an_full_duplex ? IGC_STATUS_FD : 0);
+        switch (s->an_speed) {
+        case 2500:
+            /* 2.5G sets the 1000 bit as well, as the I225/I226 does */
+            v |= IGC_STATUS_SPEED_1000 | IGC_STATUS_SPEED_2500;
+            break;
+        case 1000:
+            v |= IGC_STATUS_SPEED_1000;
+            break;
+        case 100:
+            v |= IGC_STATUS_SPEED_100;
+            break;
+        }
     }
     if (!(dbb_igc_reg(s, IGC_R_CTRL) & IGC_CTRL_GIO_MDIS)) {
         v |= IGC_STATUS_GIO_MEN;
@@ -973,6 +985,8 @@ static void dbb_igc_realize(PCIDevice *d, Error **errp)
         error_setg(errp, "dbb-igc: cannot add the PCIe capability");
         goto err_msix;
     }
+    /* Error reporting enables in DEVCTL: without them no AER message. */
+    pcie_cap_deverr_init(d);
     dbb_igc_vsec_init(s, errp);
     if (s->vsec == 0) {
         goto err_pcie;
@@ -994,6 +1008,7 @@ static void dbb_igc_realize(PCIDevice *d, Error **errp)
         s->eitr_timer[i] = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                         dbb_igc_eitr_cbs[i], s);
     }
+    s->an_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dbb_igc_phy_an_done, s);
     dbb_igc_nvm_init(s, s->conf.macaddr.a);
     dbb_igc_tx_init(s);
     dbb_igc_rx_init(s);
@@ -1021,6 +1036,7 @@ static void dbb_igc_exit(PCIDevice *d)
     for (i = 0; i < DBB_IGC_MSIX_VECTORS; i++) {
         timer_free(s->eitr_timer[i]);
     }
+    timer_free(s->an_timer);
     dbb_igc_tx_cleanup(s);
     dbb_igc_rx_cleanup(s);
     pcie_aer_exit(d);

@@ -100,6 +100,10 @@ struct DbbIgcState {
     uint16_t phy_mmd_addr;      /* MMDAAD address latch */
     bool phy_mmd_data;          /* MMDAC function: data */
     uint16_t mmd_an_mgbt_ctrl;
+    uint16_t an_speed;          /* resolved by the last auto-negotiation */
+    bool an_full_duplex;        /* (0: no common mode, no link) */
+    bool an_running;            /* renegotiating: link down for a while */
+    QEMUTimer *an_timer;
     uint16_t nvm[DBB_IGC_NVM_WORDS];
     bool link_up;               /* effective link (peer, PHY power) */
     bool busy;                  /* in TX or RX processing (doing DMA) */
@@ -153,6 +157,7 @@ bool dbb_igc_dma_write(DbbIgcState *s, dma_addr_t addr, const void *buf,
 /* dbb_igc_phy.c */
 void dbb_igc_phy_reset(DbbIgcState *s);
 void dbb_igc_phy_link_changed(DbbIgcState *s);
+void dbb_igc_phy_an_done(void *opaque);
 void dbb_igc_mdic_write(DbbIgcState *s, uint32_t val);
 void dbb_igc_nvm_init(DbbIgcState *s, const uint8_t *mac);
 void dbb_igc_eerd_write(DbbIgcState *s, uint32_t val);

@@ -26,6 +26,33 @@
 #define DBB_NVM_CHECKSUM_WORD   0x3F
 #define DBB_NVM_SUM             0xBABA
 
+/*
+ * The link partner advertises every mode from 10 half to 2500 full
+ * (ANLPAR, 1000T status, MGBT status): the link comes up at the best mode
+ * we advertise, or not at all when we advertise none.
+ */
+static void dbb_igc_phy_resolve(DbbIgcState *s, uint16_t *speed, bool *fd)
+{
+    uint16_t anar = s->phy[IGC_PHY_ANAR];
+    uint16_t c1000 = s->phy[IGC_PHY_1000T_CTRL];
+
+    *fd = true;
+    if (s->mmd_an_mgbt_ctrl & IGC_MGBT_CTRL_2500_FD) {
+        *speed = 2500;
+    } else if (c1000 & (IGC_1000T_CTRL_FD | IGC_1000T_CTRL_HD)) {
+        *speed = 1000;
+        *fd = c1000 & IGC_1000T_CTRL_FD;
+    } else if (anar & (IGC_ANAR_100_FD | IGC_ANAR_100_HD)) {
+        *speed = 100;
+        *fd = anar & IGC_ANAR_100_FD;
+    } else if (anar & (IGC_ANAR_10_FD | IGC_ANAR_10_HD)) {
+        *speed = 10;
+        *fd = anar & IGC_ANAR_10_FD;
+    } else {
+        *speed = 0;
+    }
+}
+
 void dbb_igc_phy_reset(DbbIgcState *s)
 {
     memset(s->phy, 0, sizeof(s->phy));
@@ -40,6 +67,45 @@ void dbb_igc_phy_reset(DbbIgcState *s)
     s->phy_mmd_addr = 0;
     s->phy_mmd_data = false;
     s->mmd_an_mgbt_ctrl = DBB_MGBT_CTRL_DEFAULT;
+    dbb_igc_phy_resolve(s, &s->an_speed, &s->an_full_duplex);
+    s->an_running = false;
+    if (s->an_timer) {
+        timer_del(s->an_timer);
+    }
+}
+
+/*
+ * Auto-negotiation (re)started.  A result that differs from the current
+ * one takes the link down for DBB_AN_NS, as renegotiation does on the
+ * wire, so that the driver sees two link changes and reads the new speed;
+ * otherwise the link stays as it is (AN "completes" at once).
+ */
+#define DBB_AN_NS               (100 * SCALE_MS)
+
+static void dbb_igc_phy_restart_an(DbbIgcState *s)
+{
+    uint16_t speed;
+    bool fd;
+
+    dbb_igc_phy_resolve(s, &speed, &fd);
+    if (speed == s->an_speed && fd == s->an_full_duplex) {
+        return;
+    }
+    s->an_speed = speed;
+    s->an_full_duplex = fd;
+    if (s->link_up) {
+        s->an_running = true;
+        timer_mod(s->an_timer,
+                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + DBB_AN_NS);
+    }
+}
+
+void dbb_igc_phy_an_done(void *opaque)
+{
+    DbbIgcState *s = opaque;
+
+    s->an_running = false;
+    dbb_igc_update_link(s);
 }
 
 /* Refresh the link-dependent PHY registers from s->link_up. */
@@ -93,8 +159,11 @@ static void dbb_igc_phy_write(DbbIgcState *s, unsigned reg, uint16_t val)
         if (val & IGC_BMCR_RESET) {
             dbb_igc_phy_reset(s);
         } else {
-            /* Auto-negotiation "completes" at once: restart self-clears. */
+            /* Restart self-clears. */
             s->phy[reg] = val & ~IGC_BMCR_RESTART_AN;
+            if (val & (IGC_BMCR_RESTART_AN | IGC_BMCR_AN_ENABLE)) {
+                dbb_igc_phy_restart_an(s);
+            }
         }
         dbb_igc_update_link(s);
         dbb_igc_phy_link_changed(s);

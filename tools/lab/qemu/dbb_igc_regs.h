@@ -126,6 +126,7 @@
 /* STATUS */
 #define IGC_STATUS_FD           BIT(0)
 #define IGC_STATUS_LU           BIT(1)
+#define IGC_STATUS_SPEED_100    BIT(6)
 #define IGC_STATUS_SPEED_1000   BIT(7)
 #define IGC_STATUS_PHYRA        BIT(10)
 #define IGC_STATUS_GIO_MEN      BIT(19)
@@ -307,6 +308,14 @@
 #define IGC_PHY_EXT_STATUS      0x0F
 #define IGC_PHY_GPHY_VERSION    0x1E
 #define IGC_BMCR_RESTART_AN     BIT(9)
+#define IGC_BMCR_AN_ENABLE      BIT(12)
+#define IGC_ANAR_10_HD          BIT(5)
+#define IGC_ANAR_10_FD          BIT(6)
+#define IGC_ANAR_100_HD         BIT(7)
+#define IGC_ANAR_100_FD         BIT(8)
+#define IGC_1000T_CTRL_HD       BIT(8)
+#define IGC_1000T_CTRL_FD       BIT(9)
+#define IGC_MGBT_CTRL_2500_FD   BIT(7)
 #define IGC_BMCR_PDOWN          BIT(11)
 #define IGC_BMCR_RESET          BIT(15)
 #define IGC_BMSR_LINK           BIT(2)

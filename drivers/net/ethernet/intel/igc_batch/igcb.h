@@ -82,6 +82,7 @@
 enum igcb_state {
 	IGCB_DOWN,		/* rings not running; no XDP transmit */
 	IGCB_RESET_PENDING,
+	IGCB_GONE_REPORTED,	/* said once that the device stopped answering */
 };
 
 enum igcb_irq_mode {
@@ -143,6 +144,12 @@ static inline u32 igcb_rd32(struct igcb_hw *hw, u32 reg)
 	    readl(hw->io + IGCB_STATUS) == ~0U)
 		WRITE_ONCE(hw->removed, true);
 	return v;
+}
+
+/* The device answered a read with all ones, STATUS included. */
+static inline bool igcb_hw_gone(struct igcb_hw *hw)
+{
+	return READ_ONCE(hw->removed);
 }
 
 static inline void igcb_wr32(struct igcb_hw *hw, u32 reg, u32 val)
@@ -410,6 +417,7 @@ void igcb_irq_rearm(struct igcb_q_vector *qv);
 void igcb_irq_kick(struct igcb_adapter *a);
 void igcb_itr_update(struct igcb_q_vector *qv);
 void igcb_itr_apply_all(struct igcb_adapter *a);
+int igcb_irq_selftest(struct igcb_adapter *a);
 
 /* igcb_tx.c */
 int igcb_tx_ring_alloc(struct igcb_tx_ring *ring);
@@ -440,7 +448,7 @@ void igcb_rss_default_reta(struct igcb_adapter *a);
 void igcb_db_tx_init(struct igcb_tx_ring *ring);
 void igcb_db_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes);
 bool igcb_db_tx_flush_xdp(struct igcb_tx_ring *ring);
-void igcb_db_tx_quiesce(struct igcb_tx_ring *ring);
+void igcb_db_tx_quiesce(struct igcb_adapter *a);
 void igcb_db_tx_watch(struct igcb_tx_ring *ring);
 void igcb_db_rx_init(struct igcb_rx_ring *ring);
 void igcb_db_rx_publish(struct igcb_rx_ring *ring);
@@ -469,5 +477,7 @@ int igcb_reconfigure(struct igcb_adapter *a, unsigned int queues,
 		     u16 tx_desc, u16 rx_desc);
 void igcb_update_stats(struct igcb_adapter *a);
 void igcb_restart_link(struct igcb_adapter *a);
+void igcb_reset(struct igcb_adapter *a);
+void igcb_report_gone(struct igcb_adapter *a);
 
 #endif /* _IGCB_H */

@@ -152,14 +152,22 @@ bool igcb_db_tx_flush_xdp(struct igcb_tx_ring *ring)
 }
 
 /**
- * igcb_db_tx_quiesce - make sure no batch still holds @ring's doorbell
- * @ring: a ring whose queue was stopped with netif_tx_disable()
+ * igcb_db_tx_quiesce - make sure no batch still holds a doorbell of @a's
+ * @a: the port, its queues stopped with netif_tx_disable()
  *
- * Call before the ring is reset or freed.
+ * One grace period for all the queues: a batch is an RCU read-side
+ * section, and waiting once per queue only made ifdown, ethtool -L/-G and
+ * XDP attach slower by a grace period per queue.  Call before the rings
+ * are reset or freed.
  */
-void igcb_db_tx_quiesce(struct igcb_tx_ring *ring)
+void igcb_db_tx_quiesce(struct igcb_adapter *a)
 {
-	dbbatch_queue_quiesce(&ring->dbq);
+	struct dbbatch_queue *qs[IGCB_MAX_QUEUES];
+	unsigned int i;
+
+	for (i = 0; i < a->num_queues; i++)
+		qs[i] = &a->qv[i]->tx.dbq;
+	dbbatch_queues_quiesce(qs, a->num_queues);
 }
 
 /**

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * igc_batch ethtool: -i -S -g/-G -l/-L -a/-A -c/-C -x/-X, link settings,
- * and the doorbell policy's private flags (db_skip_empty, tx_db_batched).
+ * igc_batch ethtool: -i -S -g/-G -l/-L -a/-A -c/-C -x/-X, -d (register
+ * dump), -t (self-test), link settings, and the doorbell policy's private
+ * flags (db_skip_empty, tx_db_batched).
  */
 
+#include <linux/delay.h>
 #include <linux/ethtool.h>
 #include <linux/linkmode.h>
 #include <linux/rtnetlink.h>
@@ -34,6 +36,173 @@ static const char * const igcb_rxq_stats[] = {
 	"xdp_redirect",
 };
 
+/* ethtool -d: a fixed layout, the same whatever the queue count, so that
+ * dumps compare.  Registers that clear on read (ICR, EICR, statistics) are
+ * left out: a dump must not change what the driver later reads.  Version
+ * word: layout 1 in bits 31:16, the PCI device ID in bits 15:0.
+ */
+#define IGCB_REGS_LAYOUT	1
+
+static const u32 igcb_regs_global[] = {
+	IGCB_CTRL, IGCB_STATUS, IGCB_CTRL_EXT, IGCB_EECD, IGCB_MDIC,
+	IGCB_RCTL, IGCB_TCTL, IGCB_RXPBS, IGCB_TXPBS, IGCB_FCRTL, IGCB_FCRTH,
+	IGCB_IMS, IGCB_IAM, IGCB_GPIE, IGCB_EIMS, IGCB_EIAC, IGCB_EIAM,
+	IGCB_IVAR(0), IGCB_IVAR(1), IGCB_IVAR_MISC,
+	IGCB_RXCSUM, IGCB_RLPML, IGCB_RFCTL, IGCB_MRQC, IGCB_MANC,
+	IGCB_SWSM, IGCB_SW_FW_SYNC, IGCB_PHPM, IGCB_EEER, IGCB_IPCNFG,
+};
+
+/* Per queue 0..IGCB_MAX_QUEUES-1, queue after queue: queue 0's offsets
+ * plus the queue stride.
+ */
+static const u32 igcb_regs_queue0[] = {
+	IGCB_RDBAL(0), IGCB_RDBAH(0), IGCB_RDLEN(0), IGCB_SRRCTL(0),
+	IGCB_RDH(0), IGCB_RDT(0), IGCB_RXDCTL(0),
+	IGCB_TDBAL(0), IGCB_TDBAH(0), IGCB_TDLEN(0), IGCB_TDH(0),
+	IGCB_TDT(0), IGCB_TXDCTL(0),
+};
+
+#define IGCB_REGS_QUEUE_STRIDE	(IGCB_RDBAL(1) - IGCB_RDBAL(0))
+#define IGCB_REGS_EITRS		(IGCB_MAX_QUEUES + 1)
+#define IGCB_REGS_N	(ARRAY_SIZE(igcb_regs_global) +			\
+			 IGCB_MAX_QUEUES * ARRAY_SIZE(igcb_regs_queue0) +	\
+			 IGCB_REGS_EITRS)
+
+static_assert(IGCB_TDBAL(1) - IGCB_TDBAL(0) == IGCB_REGS_QUEUE_STRIDE);
+
+static int igcb_get_regs_len(struct net_device *netdev)
+{
+	return IGCB_REGS_N * sizeof(u32);
+}
+
+static void igcb_get_regs(struct net_device *netdev,
+			  struct ethtool_regs *regs, void *p)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	struct igcb_hw *hw = &a->hw;
+	unsigned int i, q;
+	u32 *out = p;
+
+	regs->version = IGCB_REGS_LAYOUT << 16 | hw->device_id;
+	for (i = 0; i < ARRAY_SIZE(igcb_regs_global); i++)
+		*out++ = igcb_rd32(hw, igcb_regs_global[i]);
+	for (q = 0; q < IGCB_MAX_QUEUES; q++)
+		for (i = 0; i < ARRAY_SIZE(igcb_regs_queue0); i++)
+			*out++ = igcb_rd32(hw, igcb_regs_queue0[i] +
+					   q * IGCB_REGS_QUEUE_STRIDE);
+	for (i = 0; i < IGCB_REGS_EITRS; i++)
+		*out++ = igcb_rd32(hw, IGCB_EITR(i));
+}
+
+/* ethtool -t: the order of the results */
+enum {
+	IGCB_TEST_REG,
+	IGCB_TEST_IRQ,
+	IGCB_TEST_LINK,
+	IGCB_TEST_N
+};
+
+static const char igcb_test_strings[IGCB_TEST_N][ETH_GSTRING_LEN] = {
+	"Register test  (offline)",
+	"Interrupt test (offline)",
+	"Link test   (on/offline)",
+};
+
+/* Read/write registers the test may scribble on with the port closed:
+ * ring bases and flow control timers, all programmed again at open.
+ */
+static const struct {
+	u32 reg;
+	u32 mask;	/* the bits that must read back */
+} igcb_test_regs[] = {
+	{ IGCB_RDBAL(0), 0xFFFFFF80 }, { IGCB_RDBAH(0), 0xFFFFFFFF },
+	{ IGCB_TDBAL(0), 0xFFFFFF80 }, { IGCB_TDBAH(0), 0xFFFFFFFF },
+	{ IGCB_RDBAL(3), 0xFFFFFF80 }, { IGCB_RDBAH(3), 0xFFFFFFFF },
+	{ IGCB_TDBAL(3), 0xFFFFFF80 }, { IGCB_TDBAH(3), 0xFFFFFFFF },
+	{ IGCB_FCTTV, 0x0000FFFF },
+};
+
+static const u32 igcb_test_patterns[] = {
+	0x5A5A5A5A, 0xA5A5A5A5, 0x00000000, 0xFFFFFFFF,
+};
+
+static int igcb_reg_test(struct igcb_adapter *a)
+{
+	struct igcb_hw *hw = &a->hw;
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(igcb_test_regs); i++) {
+		u32 reg = igcb_test_regs[i].reg, mask = igcb_test_regs[i].mask;
+
+		for (j = 0; j < ARRAY_SIZE(igcb_test_patterns); j++) {
+			u32 want = igcb_test_patterns[j] & mask;
+			u32 got;
+
+			igcb_wr32(hw, reg, want);
+			got = igcb_rd32(hw, reg) & mask;
+			if (got != want) {
+				netdev_err(a->netdev, "register test: %#07x reads %#010x after writing %#010x; the device or its bus is faulty\n",
+					   reg, got, want);
+				return -EIO;
+			}
+			igcb_wr32(hw, reg, 0);
+		}
+	}
+	return 0;
+}
+
+/* Link from the PHY, waiting up to @secs for auto-negotiation. */
+static int igcb_link_test(struct igcb_adapter *a, unsigned int secs)
+{
+	unsigned int i;
+	bool up = false;
+
+	for (i = 0; i <= secs * 10; i++) {
+		if (!igcb_phy_check_link(&a->hw, &up) && up)
+			return 0;
+		if (i < secs * 10)
+			msleep(100);
+	}
+	netdev_err(a->netdev, "link test: no link after %u s; check the cable and the link partner\n",
+		   secs);
+	return -ENOLINK;
+}
+
+static void igcb_self_test(struct net_device *netdev,
+			   struct ethtool_test *test, u64 *data)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	bool running = netif_running(netdev);
+	unsigned int i;
+	int err;
+
+	memset(data, 0, IGCB_TEST_N * sizeof(*data));
+	if (test->flags & ETH_TEST_FL_OFFLINE) {
+		/* The port stops: nothing else may use the registers. */
+		if (running)
+			igcb_close(netdev);
+		data[IGCB_TEST_REG] = !!igcb_reg_test(a);
+		igcb_reset(a);
+		data[IGCB_TEST_IRQ] = !!igcb_irq_selftest(a);
+		igcb_reset(a);
+		if (running) {
+			err = igcb_open(netdev);
+			if (err) {
+				netdev_err(netdev, "cannot reopen after the self-test (%d): bring the port up again with ip link set %s up\n",
+					   err, netdev->name);
+				dev_close(netdev);
+			}
+		}
+		/* The reset renegotiates only a changed advertisement. */
+		data[IGCB_TEST_LINK] = !!igcb_link_test(a, 5);
+	} else {
+		data[IGCB_TEST_LINK] = !!igcb_link_test(a, 0);
+	}
+	for (i = 0; i < IGCB_TEST_N; i++)
+		if (data[i])
+			test->flags |= ETH_TEST_FL_FAILED;
+}
+
 static void igcb_get_drvinfo(struct net_device *netdev,
 			     struct ethtool_drvinfo *info)
 {
@@ -55,6 +224,8 @@ static int igcb_get_sset_count(struct net_device *netdev, int sset)
 					ARRAY_SIZE(igcb_rxq_stats));
 	case ETH_SS_PRIV_FLAGS:
 		return IGCB_DB_FLAGS_N;
+	case ETH_SS_TEST:
+		return IGCB_TEST_N;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -82,6 +253,9 @@ static void igcb_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 		break;
 	case ETH_SS_PRIV_FLAGS:
 		memcpy(data, igcb_priv_flags, sizeof(igcb_priv_flags));
+		break;
+	case ETH_SS_TEST:
+		memcpy(data, igcb_test_strings, sizeof(igcb_test_strings));
 		break;
 	}
 }
@@ -532,6 +706,9 @@ static const struct ethtool_ops igcb_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
 				     ETHTOOL_COALESCE_USE_ADAPTIVE_RX,
 	.get_drvinfo		= igcb_get_drvinfo,
+	.get_regs_len		= igcb_get_regs_len,
+	.get_regs		= igcb_get_regs,
+	.self_test		= igcb_self_test,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= igcb_get_link_ksettings,
 	.set_link_ksettings	= igcb_set_link_ksettings,

@@ -76,6 +76,9 @@ again:
 	for (i = 0; i < tries; i++) {
 		if (!(igcb_rd32(hw, IGCB_SWSM) & IGCB_SWSM_SMBI))
 			break;
+		/* All ones reads as "taken": do not wait out a dead device. */
+		if (igcb_hw_gone(hw))
+			return -ENODEV;
 		usleep_range(500, 600);
 	}
 	if (i == tries) {
@@ -111,15 +114,20 @@ static void igcb_swsm_put(struct igcb_hw *hw)
  * @hw: the hardware
  * @mask: IGCB_SWFW_EEP or IGCB_SWFW_PHY0
  *
- * Return: 0, or -EBUSY if the firmware kept it for about a second.
+ * Return: 0, -ENODEV when the device is gone, or -EBUSY if the firmware
+ * kept it for about a second.
  */
 int igcb_swfw_acquire(struct igcb_hw *hw, u16 mask)
 {
 	unsigned int i;
 	u32 sync;
+	int err;
 
 	for (i = 0; i < 200; i++) {
-		if (igcb_swsm_get(hw))
+		err = igcb_swsm_get(hw);
+		if (err == -ENODEV)
+			return err;	/* the watchdog says it, once */
+		if (err)
 			break;
 		sync = igcb_rd32(hw, IGCB_SW_FW_SYNC);
 		if (!(sync & (mask | (u32)mask << 16))) {
@@ -136,7 +144,11 @@ int igcb_swfw_acquire(struct igcb_hw *hw, u16 mask)
 
 void igcb_swfw_release(struct igcb_hw *hw, u16 mask)
 {
-	if (igcb_swsm_get(hw)) {
+	int err = igcb_swsm_get(hw);
+
+	if (err == -ENODEV)
+		return;
+	if (err) {
 		dev_err(hw->dev, "cannot release the SW/FW semaphore %#x\n",
 			mask);
 		return;

@@ -14,6 +14,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/aer.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/rtnetlink.h>
@@ -21,6 +22,17 @@
 #include "igcb.h"
 
 const char igcb_driver_name[] = IGCB_DRV_NAME;
+
+/* Kernels before 6.5 enable AER reporting only when the driver asks. */
+static void igcb_aer_reporting(struct pci_dev *pdev, bool on)
+{
+#ifdef IGCB_HAVE_AER_ENABLE
+	if (on)
+		pci_enable_pcie_error_reporting(pdev);
+	else
+		pci_disable_pcie_error_reporting(pdev);
+#endif
+}
 
 /* Every I225 and I226 (and the I220-V/I221-V) that igc binds. */
 static const struct pci_device_id igcb_pci_tbl[] = {
@@ -217,7 +229,7 @@ static void igcb_vlan_mode(struct igcb_adapter *a, netdev_features_t features)
 }
 
 /* Reset the MAC and bring filters, flow control and the link setup back. */
-static void igcb_reset(struct igcb_adapter *a)
+void igcb_reset(struct igcb_adapter *a)
 {
 	struct igcb_hw *hw = &a->hw;
 
@@ -286,8 +298,7 @@ static void igcb_down(struct igcb_adapter *a)
 	netif_carrier_off(netdev);
 	netif_tx_disable(netdev);
 	/* No batch may still hold a doorbell of ours once we go on. */
-	for (i = 0; i < a->num_queues; i++)
-		igcb_db_tx_quiesce(&a->qv[i]->tx);
+	igcb_db_tx_quiesce(a);
 
 	igcb_wr32(hw, IGCB_TCTL, igcb_rd32(hw, IGCB_TCTL) & ~IGCB_TCTL_EN);
 	igcb_wrflush(hw);
@@ -479,6 +490,10 @@ static void igcb_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 	struct igcb_adapter *a = netdev_priv(netdev);
 
 	a->tx_timeouts++;
+	if (igcb_hw_gone(&a->hw) || igcb_rd32(&a->hw, IGCB_STATUS) == ~0U) {
+		igcb_report_gone(a);
+		return;
+	}
 	netdev_err(netdev, "TX queue %u timed out: resetting\n", txqueue);
 	schedule_work(&a->reset_task);
 }
@@ -552,6 +567,23 @@ static bool igcb_tx_pending(struct igcb_adapter *a)
 	return false;
 }
 
+/**
+ * igcb_report_gone - the device answers every read with all ones
+ * @a: the port
+ *
+ * Surprise removal, a dead PCIe link or a frozen slot: say so once, with
+ * what to do, and detach the port so that the stack stops using it.  PCI
+ * error recovery, when the platform has it, attaches it again.
+ */
+void igcb_report_gone(struct igcb_adapter *a)
+{
+	if (test_and_set_bit(IGCB_GONE_REPORTED, &a->state))
+		return;
+	netdev_err(a->netdev, "device at %s stopped answering (registers read all ones): removed, powered off or its PCIe link is down; port detached. Check the card and slot, then rescan (echo 1 >/sys/bus/pci/rescan) or reload igc_batch\n",
+		   pci_name(a->pdev));
+	netif_device_detach(a->netdev);
+}
+
 static void igcb_watchdog_task(struct work_struct *work)
 {
 	struct igcb_adapter *a = container_of(work, struct igcb_adapter,
@@ -567,6 +599,12 @@ static void igcb_watchdog_task(struct work_struct *work)
 	if (igcb_phy_check_link(hw, &link))
 		link = netif_carrier_ok(netdev);
 	hw->link_check = false;
+	/* Every poll is bounded, but a dead device would only time out. */
+	if (igcb_hw_gone(hw)) {
+		netif_carrier_off(netdev);
+		igcb_report_gone(a);
+		return;
+	}
 
 	if (link && !netif_carrier_ok(netdev)) {
 		igcb_phy_speed_duplex(hw, &a->link_speed, &a->link_duplex);
@@ -666,6 +704,7 @@ static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = pci_request_mem_regions(pdev, igcb_driver_name);
 	if (err)
 		goto err_dma;
+	igcb_aer_reporting(pdev, true);
 	pci_set_master(pdev);
 
 	err = -ENOMEM;
@@ -767,6 +806,8 @@ static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_register;
 	netif_carrier_off(netdev);
+	/* PCI error recovery restores this after a slot reset. */
+	pci_save_state(pdev);
 
 	netdev_info(netdev, "Intel %s (%04x) at %s, MAC %pM, %u queue pair%s (%s); doorbells: skip-empty %s, batched %s\n",
 		    igcb_is_i226(hw->device_id) ? "I226" : "I225",
@@ -790,6 +831,7 @@ err_iomap:
 err_mac:
 	free_netdev(netdev);
 err_netdev:
+	igcb_aer_reporting(pdev, false);
 	pci_release_mem_regions(pdev);
 err_dma:
 	pci_disable_device(pdev);
@@ -811,6 +853,7 @@ static void igcb_remove(struct pci_dev *pdev)
 	igcb_qv_free(a);
 	igcb_hw_release_control(&a->hw);
 	pci_iounmap(pdev, a->hw.io);
+	igcb_aer_reporting(pdev, false);
 	pci_release_mem_regions(pdev);
 	kfree(a->mac);
 	mutex_destroy(&a->hw.phy_lock);
@@ -818,11 +861,15 @@ static void igcb_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 }
 
-/* Reboot or kexec: no DMA may outlive us. */
-static void igcb_shutdown(struct pci_dev *pdev)
+/* Stop the port for system sleep or shutdown: detached, closed (no DMA,
+ * interrupts freed, rings gone), the firmware told the driver left.  What
+ * the user configured (queues, ring sizes, MTU, RSS, XDP program, link
+ * advertisement, flow control, doorbell knobs) lives in the adapter and
+ * is programmed again by igcb_open().
+ */
+static void igcb_stop_port(struct igcb_adapter *a)
 {
-	struct net_device *netdev = pci_get_drvdata(pdev);
-	struct igcb_adapter *a = netdev_priv(netdev);
+	struct net_device *netdev = a->netdev;
 
 	rtnl_lock();
 	netif_device_detach(netdev);
@@ -830,8 +877,125 @@ static void igcb_shutdown(struct pci_dev *pdev)
 		igcb_close(netdev);
 	igcb_hw_release_control(&a->hw);
 	rtnl_unlock();
-	pci_clear_master(pdev);
+	/* After RTNL: the reset task takes it, and sees the port detached. */
+	cancel_work_sync(&a->reset_task);
 }
+
+static int igcb_suspend(struct device *dev)
+{
+	struct igcb_adapter *a = netdev_priv(dev_get_drvdata(dev));
+
+	igcb_stop_port(a);
+	return 0;
+}
+
+static int igcb_resume(struct device *dev)
+{
+	struct igcb_adapter *a = netdev_priv(dev_get_drvdata(dev));
+	struct net_device *netdev = a->netdev;
+	int err;
+
+	pci_set_master(a->pdev);
+	rtnl_lock();
+	/* Power may have been lost: reset MAC, filters and link setup. */
+	clear_bit(IGCB_GONE_REPORTED, &a->state);
+	igcb_reset(a);
+	igcb_hw_take_control(&a->hw);
+	err = igcb_hw_gone(&a->hw) ? -ENODEV : 0;
+	if (!err && netif_running(netdev))
+		err = igcb_open(netdev);
+	netif_device_attach(netdev);
+	if (err) {
+		netdev_err(netdev, "cannot restart after resume (%d): port closed; bring it up again with ip link set %s up\n",
+			   err, netdev->name);
+		if (netif_running(netdev))
+			dev_close(netdev);
+	}
+	rtnl_unlock();
+	return 0;
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(igcb_pm_ops, igcb_suspend, igcb_resume);
+
+/* Reboot, power off or kexec: no DMA may outlive us. */
+static void igcb_shutdown(struct pci_dev *pdev)
+{
+	struct igcb_adapter *a = netdev_priv(pci_get_drvdata(pdev));
+
+	igcb_stop_port(a);
+	pci_clear_master(pdev);
+	netdev_dbg(a->netdev, "shut down: DMA stopped\n");
+}
+
+/* PCI error recovery (AER): stop the port without trusting the device,
+ * let the PCI core reset the slot, program everything again, restart.
+ */
+static pci_ers_result_t igcb_io_error_detected(struct pci_dev *pdev,
+					       pci_channel_state_t state)
+{
+	struct igcb_adapter *a = netdev_priv(pci_get_drvdata(pdev));
+	struct net_device *netdev = a->netdev;
+
+	netdev_err(netdev, "PCI error (channel state %d): stopping the port for recovery\n",
+		   state);
+	rtnl_lock();
+	netif_device_detach(netdev);
+	if (state == pci_channel_io_perm_failure) {
+		rtnl_unlock();
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	/* Rings and interrupts stay allocated for igcb_io_resume(). */
+	if (netif_running(netdev) && !test_bit(IGCB_DOWN, &a->state))
+		igcb_down(a);
+	rtnl_unlock();
+	pci_disable_device(pdev);
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t igcb_io_slot_reset(struct pci_dev *pdev)
+{
+	struct igcb_adapter *a = netdev_priv(pci_get_drvdata(pdev));
+
+	if (pci_enable_device_mem(pdev)) {
+		dev_err(&pdev->dev, "cannot enable the device after a slot reset; it stays off: reload igc_batch or replace the card\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	pci_set_master(pdev);
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+
+	rtnl_lock();
+	/* The reads that saw all ones are history after the slot reset. */
+	WRITE_ONCE(a->hw.removed, false);
+	clear_bit(IGCB_GONE_REPORTED, &a->state);
+	igcb_reset(a);
+	igcb_hw_take_control(&a->hw);
+	rtnl_unlock();
+	if (igcb_hw_gone(&a->hw)) {
+		dev_err(&pdev->dev, "device still reads all ones after a slot reset; it stays off: reload igc_batch or replace the card\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void igcb_io_resume(struct pci_dev *pdev)
+{
+	struct igcb_adapter *a = netdev_priv(pci_get_drvdata(pdev));
+	struct net_device *netdev = a->netdev;
+
+	rtnl_lock();
+	if (netif_running(netdev))
+		igcb_up(a);
+	netif_device_attach(netdev);
+	rtnl_unlock();
+	netdev_info(netdev, "recovered from a PCI error\n");
+}
+
+static const struct pci_error_handlers igcb_err_handlers = {
+	.error_detected	= igcb_io_error_detected,
+	.slot_reset	= igcb_io_slot_reset,
+	.resume		= igcb_io_resume,
+};
 
 static struct pci_driver igcb_driver = {
 	.name		= IGCB_DRV_NAME,
@@ -839,6 +1003,8 @@ static struct pci_driver igcb_driver = {
 	.probe		= igcb_probe,
 	.remove		= igcb_remove,
 	.shutdown	= igcb_shutdown,
+	.err_handler	= &igcb_err_handlers,
+	.driver.pm	= pm_sleep_ptr(&igcb_pm_ops),
 };
 
 module_pci_driver(igcb_driver);

@@ -51,8 +51,8 @@ while read -r line; do
 	*) ktap_result 1 "test_dbbatch.$name" ;;
 	esac
 done <<< "$cases"
-[ "$load" -eq 0 ] && [ "$n" -eq 16 ]
-ktap_result $? "test_dbbatch_loads_and_reports_16_cases" "load=$load cases=$n"
+[ "$load" -eq 0 ] && [ "$n" -eq 17 ]
+ktap_result $? "test_dbbatch_loads_and_reports_17_cases" "load=$load cases=$n"
 
 # The module left exactly one batch open on purpose and opened three where
 # an open must be refused: the counters must say so, no more.
