@@ -156,6 +156,13 @@ for k in $KERNELS; do
 	count_tap "$logs/igc_batch_lab-$k.log" "igc_batch lab"
 	[ "$ib_rc" -eq 0 ] || grep -q '^not ok' "$logs/igc_batch_lab-$k.log" ||
 		result fail "igc_batch lab $k: harness ($logs/igc_batch_lab-$k.log)"
+	# Sleep, error recovery, hot-unplug, ethtool -d/-t, advertised speed
+	python3 tools/lab/tests/igc_batch_extras.py --kernel "$k" \
+		"--modules-$k" "$mods" >"$logs/igc_batch_extras-$k.log" 2>&1
+	ix_rc=$?
+	count_tap "$logs/igc_batch_extras-$k.log" "igc_batch extras"
+	[ "$ix_rc" -eq 0 ] || grep -q '^not ok' "$logs/igc_batch_extras-$k.log" ||
+		result fail "igc_batch extras $k: harness ($logs/igc_batch_extras-$k.log)"
 done
 
 echo
