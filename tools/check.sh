@@ -57,6 +57,20 @@ count_tap()
 	done < <(grep -E '^(not )?ok [0-9]+ ' "$1")
 }
 
+# tap_run NAME PREFIX CMD...: run a TAP-printing test into build/check/NAME.log;
+# each of its lines counts, and a non-zero exit without a failed line is
+# one failure of the harness.
+tap_run()
+{
+	local log="$logs/$1.log" prefix=$2 rc
+	shift 2
+	"$@" >"$log" 2>&1
+	rc=$?
+	count_tap "$log" "$prefix"
+	[ "$rc" -eq 0 ] || grep -q '^not ok' "$log" ||
+		result fail "$prefix: harness exit $rc ($log)"
+}
+
 echo "== setup"
 if ! tools/lab/setup.sh >"$logs/setup.log" 2>&1; then
 	tail -n 5 "$logs/setup.log"
@@ -108,25 +122,14 @@ if step "qemu: build QEMU 7.2 with dbb-igc" tools/lab/qemu/build.sh; then
 	for f in tools/lab/qemu/dbb_*.[ch]; do
 		step "qemu checkpatch: $f" perl "$qcheckpatch" --no-tree -q -f "$f"
 	done
-	tools/lab/qemu/tests/run.sh >"$logs/qtest.log" 2>&1
-	qtest_rc=$?
-	count_tap "$logs/qtest.log" qtest
-	[ "$qtest_rc" -eq 0 ] || grep -q '^not ok' "$logs/qtest.log" ||
-		result fail "qtest: harness ($logs/qtest.log)"
+	tap_run qtest qtest tools/lab/qemu/tests/run.sh
 	for k in $KERNELS; do
-		python3 tools/lab/qemu/tests/guest_conformance.py --kernel "$k" \
-			--keep "$repo/build/conformance" >"$logs/conformance-$k.log" 2>&1
-		conf_rc=$?
-		count_tap "$logs/conformance-$k.log" "igc conformance"
-		[ "$conf_rc" -eq 0 ] || grep -q '^not ok' "$logs/conformance-$k.log" ||
-			result fail "igc conformance $k: harness ($logs/conformance-$k.log)"
+		tap_run "conformance-$k" "igc conformance" \
+			python3 tools/lab/qemu/tests/guest_conformance.py --kernel "$k" \
+			--keep "$repo/build/conformance"
 		# A router guest: generator -> port A -> forwarding -> port B -> sink
-		python3 tools/lab/tests/forwarding.py --kernel "$k" \
-			--keep "$repo/build/forwarding" >"$logs/forwarding-$k.log" 2>&1
-		fw_rc=$?
-		count_tap "$logs/forwarding-$k.log" forwarding
-		[ "$fw_rc" -eq 0 ] || grep -q '^not ok' "$logs/forwarding-$k.log" ||
-			result fail "forwarding $k: harness ($logs/forwarding-$k.log)"
+		tap_run "forwarding-$k" forwarding python3 tools/lab/tests/forwarding.py \
+			--kernel "$k" --keep "$repo/build/forwarding"
 	done
 fi
 
@@ -147,22 +150,16 @@ done
 
 echo "== igc_batch kselftests in the lab (host-driven: traffic and ground truth)"
 for k in $KERNELS; do
-	kver=$(lab_kernel_release "$k")
+	kver=${KVER[$k]}
 	mods=$repo/build/modules/$kver
 	[ -f "$mods/igc_batch.ko" ] || { result fail "igc_batch lab $k: no modules ($mods)"; continue; }
-	python3 tools/testing/selftests/net/dbbatch/igc_batch_lab.py --kernel "$k" \
-		--modules "$mods" >"$logs/igc_batch_lab-$k.log" 2>&1
-	ib_rc=$?
-	count_tap "$logs/igc_batch_lab-$k.log" "igc_batch lab"
-	[ "$ib_rc" -eq 0 ] || grep -q '^not ok' "$logs/igc_batch_lab-$k.log" ||
-		result fail "igc_batch lab $k: harness ($logs/igc_batch_lab-$k.log)"
+	tap_run "igc_batch_lab-$k" "igc_batch lab" \
+		python3 tools/testing/selftests/net/dbbatch/igc_batch_lab.py \
+		--kernel "$k" --modules "$mods"
 	# Sleep, error recovery, hot-unplug, ethtool -d/-t, advertised speed
-	python3 tools/lab/tests/igc_batch_extras.py --kernel "$k" \
-		"--modules-$k" "$mods" >"$logs/igc_batch_extras-$k.log" 2>&1
-	ix_rc=$?
-	count_tap "$logs/igc_batch_extras-$k.log" "igc_batch extras"
-	[ "$ix_rc" -eq 0 ] || grep -q '^not ok' "$logs/igc_batch_extras-$k.log" ||
-		result fail "igc_batch extras $k: harness ($logs/igc_batch_extras-$k.log)"
+	tap_run "igc_batch_extras-$k" "igc_batch extras" \
+		python3 tools/lab/tests/igc_batch_extras.py --kernel "$k" \
+		"--modules-$k" "$mods"
 done
 
 echo

@@ -360,6 +360,55 @@ class GuestShell:
 PLUGIN_SRC = os.path.join(LAB, "plugin", "dbb_insn.c")
 
 
+
+def test_args(description):
+    """The options every lab test takes: --kernel (repeatable; default
+    both), --qemu, --rmem (net.core.rmem_default while QEMU opens its
+    sockets)."""
+    import argparse
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--kernel", action="append", choices=["6.1", "6.12"])
+    ap.add_argument("--qemu")
+    ap.add_argument("--rmem", type=int, default=4 << 20)
+    return ap
+
+
+class Tap:
+    """TAP lines of one kernel's checks, numbered across kernels (the
+    class counts for the whole run).  check() prints "ok N KVER: NAME" or
+    "not ok ...", then the evidence as "#   " lines, and returns OK."""
+    n = 0
+    failed = 0
+
+    def __init__(self, kver):
+        self.kver = kver
+        self.mine = 0
+        self.my_failed = 0
+
+    def check(self, name, ok, evidence="", skip=None):
+        ok = bool(ok)
+        Tap.n += 1
+        self.mine += 1
+        if skip:
+            print("ok %d %s: %s # SKIP %s" % (Tap.n, self.kver, name, skip),
+                  flush=True)
+        else:
+            Tap.failed += not ok
+            self.my_failed += not ok
+            print("%s %d %s: %s" % ("ok" if ok else "not ok", Tap.n,
+                                    self.kver, name), flush=True)
+        for line in str(evidence).splitlines():
+            if line.strip():
+                print("#   " + line, flush=True)
+        return ok
+
+    @staticmethod
+    def finish():
+        """The plan and the totals; the exit status of the run."""
+        print("1..%d" % Tap.n)
+        print("# Totals: pass:%d fail:%d" % (Tap.n - Tap.failed, Tap.failed))
+        return 1 if Tap.failed else 0
+
 def qemu_plugin_header():
     """qemu-plugin.h of the QEMU 7.2 tree build.sh keeps in the cache."""
     for p in (os.path.join(CACHE, "qemu/work/src/include/qemu/qemu-plugin.h"),

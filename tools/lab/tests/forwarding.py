@@ -29,7 +29,6 @@ port B -> dbb-sink, all on 127.0.0.1).  Per kernel:
 Exit 0 when every check passed.  About 60-90 s per kernel under TCG.
 """
 
-import argparse
 import os
 import re
 import shutil
@@ -51,28 +50,6 @@ FLOWS = 1024
 # hash for UDP spreads the flows over the RX queues.
 GEN_ARGS = "--sport-count 16"
 MARKERS = 8
-
-
-class T:
-    """TAP lines numbered across kernels (n is shared)."""
-    n = 0
-    failed = 0
-
-    def __init__(self, kver):
-        self.kver = kver
-        self.mine = 0
-        self.my_failed = 0
-
-    def check(self, name, ok, evidence=""):
-        T.n += 1
-        T.failed += not ok
-        self.mine += 1
-        self.my_failed += not ok
-        print("%s %d %s: %s" % ("ok" if ok else "not ok", T.n, self.kver,
-                                name), flush=True)
-        for line in str(evidence).splitlines():
-            if line.strip():
-                print("#   " + line, flush=True)
 
 
 def counts_evidence(row):
@@ -106,7 +83,7 @@ def lossless(row):
 
 def run_kernel(short, a, qemu):
     kver = labvm.kernel_release(short)
-    t = T(kver)
+    t = labvm.Tap(kver)
     out = (os.path.join(a.keep, short) if a.keep else
            tempfile.mkdtemp(prefix="dbb-forwarding."))
     args = ["--kernel", short, "--rmem", str(a.rmem), "--flows", str(FLOWS),
@@ -254,20 +231,16 @@ def run_kernel(short, a, qemu):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kernel", action="append", choices=["6.1", "6.12"])
-    ap.add_argument("--qemu")
+    ap = labvm.test_args(__doc__.splitlines()[0])
     ap.add_argument("--keep", help="keep each kernel's run directory in "
                     "DIR/<kernel>")
     ap.add_argument("--smp", type=int, default=2)
-    ap.add_argument("--rmem", type=int, default=4 << 20)
     a = ap.parse_args()
     qemu = labvm.qemu_binary(a.qemu)
     print("TAP version 13", flush=True)
     for short in a.kernel or ["6.1", "6.12"]:
         run_kernel(short, a, qemu)
-    print("1..%d" % T.n)
-    return 1 if T.failed else 0
+    return labvm.Tap.finish()
 
 
 if __name__ == "__main__":

@@ -42,7 +42,6 @@ errors).  Per kernel, in this order:
 Exit 0 when every check passed.
 """
 
-import argparse
 import os
 import re
 import shutil
@@ -80,33 +79,6 @@ REGS_N = len(REGS_GLOBAL) + 4 * len(REGS_QUEUE) + 5
 
 # Port B behind a root port: hot-pluggable and reachable by AER.
 ROOT_PORT = "pcie-root-port,id=rpB,chassis=1,slot=1,bus=pcie.0,addr=6"
-
-
-class T:
-    """TAP lines numbered across kernels."""
-    n = 0
-    failed = 0
-
-    def __init__(self, kver):
-        self.kver = kver
-        self.mine = 0
-        self.my_failed = 0
-
-    def check(self, name, ok, evidence="", skip=None):
-        T.n += 1
-        self.mine += 1
-        if skip:
-            print("ok %d %s: %s # SKIP %s" % (T.n, self.kver, name, skip),
-                  flush=True)
-        else:
-            T.failed += not ok
-            self.my_failed += not ok
-            print("%s %d %s: %s" % ("ok" if ok else "not ok", T.n,
-                                    self.kver, name), flush=True)
-        for line in str(evidence).splitlines():
-            if line.strip():
-                print("#   " + line, flush=True)
-        return ok
 
 
 class _Cmd(list):
@@ -225,7 +197,7 @@ echo "@@ADV $(ethtool $B | sed -n '/Advertised link modes:/,/Advertised pause/p'
 
 def run_kernel(short, a, qemu):
     kver = labvm.kernel_release(short)
-    t = T(kver)
+    t = labvm.Tap(kver)
     out = (os.path.join(a.keep, short) if a.keep else
            tempfile.mkdtemp(prefix="dbb-extras."))
     args = ["--kernel", short, "--driver", "igc_batch", "--rmem",
@@ -558,24 +530,20 @@ lsmod | grep -E '^(igc_batch|dbbatch) ' || true
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kernel", action="append", choices=["6.1", "6.12"])
+    ap = labvm.test_args(__doc__.splitlines()[0])
     ap.add_argument("--modules-6.1", dest="modules_6_1",
                     help="our *.ko for 6.1 (default: built)")
     ap.add_argument("--modules-6.12", dest="modules_6_12",
                     help="our *.ko for 6.12 (default: built)")
-    ap.add_argument("--qemu")
     ap.add_argument("--keep", help="keep each kernel's run directory in "
                     "DIR/<kernel>")
     ap.add_argument("--smp", type=int, default=2)
-    ap.add_argument("--rmem", type=int, default=4 << 20)
     a = ap.parse_args()
     qemu = labvm.qemu_binary(a.qemu)
     print("TAP version 13", flush=True)
     for short in a.kernel or ["6.1", "6.12"]:
         run_kernel(short, a, qemu)
-    print("1..%d" % T.n)
-    return 1 if T.failed else 0
+    return labvm.Tap.finish()
 
 
 if __name__ == "__main__":

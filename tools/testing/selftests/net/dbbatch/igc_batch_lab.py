@@ -47,7 +47,7 @@ KTAP on stdout; exit 0 when every check passed.  It is not in TEST_PROGS
 (the in-guest runner cannot provide the traffic): tools/check.sh runs it.
 """
 
-import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -87,30 +87,6 @@ T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T
 [ -d /sys/kernel/debug/dbbatch ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 """
-
-
-class T:
-    """KTAP lines numbered across kernels."""
-    n = 0
-    failed = 0
-
-    def __init__(self, kver):
-        self.kver = kver
-        self.mine = 0
-        self.my_failed = 0
-
-    def check(self, name, ok, evidence=""):
-        ok = bool(ok)
-        T.n += 1
-        T.failed += not ok
-        self.mine += 1
-        self.my_failed += not ok
-        print("%s %d %s: %s" % ("ok" if ok else "not ok", T.n, self.kver,
-                                name), flush=True)
-        for line in str(evidence).splitlines():
-            if line.strip():
-                print("#   " + line, flush=True)
-        return ok
 
 
 def ev(row):
@@ -227,6 +203,19 @@ def router_args(short, a, out, extra=()):
 
 
 # ---- the router boot ---------------------------------------------------
+
+@contextlib.contextmanager
+def booted(t, r, what):
+    """Boot R for the block; an error in it is one failed check (the rest
+    of that boot's checks do not run); the guest always shuts down."""
+    try:
+        r.boot()
+        yield r
+    except Exception as e:
+        t.check("%s harness: %s: %s" % (what, type(e).__name__, e), False)
+    finally:
+        r.shutdown()
+
 
 def bad_module_params(t, r):
     for params, word in (("tx_db_batched=7", "'7'"),
@@ -550,8 +539,7 @@ def router_boot(short, a, t):
         "/usr/sbin/igc-switch.sh": os.path.join(REPO, "tools", "lab",
                                                 "igc-switch.sh")})
     report = {"stack_sat": {}, "xdp_sat": {}}
-    try:
-        r.boot()
+    with booted(t, r, "router"):
         bad_module_params(t, r)
         switch_ports(t, r)
         for cfg in POLICIES:
@@ -574,10 +562,6 @@ def router_boot(short, a, t):
         changes_under_traffic(t, r, batched)
         rmmod_under_traffic(t, r, batched)
         health(t, r, "router")
-    except Exception as e:
-        t.check("router harness: %s: %s" % (type(e).__name__, e), False)
-    finally:
-        r.shutdown()
     return ra.out
 
 
@@ -590,8 +574,7 @@ def tcp_endpoint(short, a, t):
     kos = router.our_modules(ra, cfgs)
     r = router.Router(ra, cfgs, kos)
     res = {}
-    try:
-        r.boot()
+    with booted(t, r, "TCP"):
         for cfg in cfgs:
             r.load(cfg)
             A, B = r.ifa, r.ifb
@@ -651,10 +634,6 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
                 on["tdt_per_ack"] <= off["tdt_per_ack"] and
                 on["tdt_per_seg"] <= off["tdt_per_seg"] * 1.1)
         health(t, r, "TCP endpoint")
-    except Exception as e:
-        t.check("TCP harness: %s: %s" % (type(e).__name__, e), False)
-    finally:
-        r.shutdown()
     return ra.out
 
 
@@ -687,21 +666,18 @@ def tcp_stats(r, A, B):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kernel", action="append", choices=["6.1", "6.12"])
-    ap.add_argument("--qemu")
+    ap = labvm.test_args(__doc__.splitlines()[0])
     ap.add_argument("--modules", help="our *.ko for that kernel (default: "
                     "built by router.py)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the run directories")
     ap.add_argument("--only", choices=("router", "tcp"))
-    ap.add_argument("--rmem", type=int, default=4 << 20)
     a = ap.parse_args()
     a.qemu = labvm.qemu_binary(a.qemu)
     modules = a.modules
     print("TAP version 13", flush=True)
     for short in a.kernel or ["6.1", "6.12"]:
-        t = T(labvm.kernel_release(short))
+        t = labvm.Tap(labvm.kernel_release(short))
         start = time.time()
         # build once per kernel, for both boots
         a.modules = modules or os.path.dirname(router.our_modules(
@@ -718,9 +694,7 @@ def main():
                 labvm.log("%s: run directory %s" % (t.kver, d))
             else:
                 shutil.rmtree(d, ignore_errors=True)
-    print("1..%d" % T.n)
-    print("# Totals: pass:%d fail:%d" % (T.n - T.failed, T.failed))
-    return 1 if T.failed else 0
+    return labvm.Tap.finish()
 
 
 if __name__ == "__main__":
