@@ -23,7 +23,11 @@
 #   insn   (not by default) stack and XDP on single-threaded TCG with the
 #          guest instruction counter: instructions per forwarded frame.
 # Every ramp starts at 2k and 20k pps: the fixed-rate rows (below
-# saturation) of the summary.
+# saturation) of the summary.  Port A's RSS is the same for every
+# configuration (router.py --rss same): with upstream igc's default (UDP
+# hashed on addresses only) dbb-gen's bursts land whole on one queue, and
+# igc would take about half the interrupts, polls and doorbells per frame
+# for that alone.
 #
 # Per step (router.py): forwarded rate, loss, port B's TX tail (TDT) writes
 # and no-op TDT writes per forwarded frame (the model's ground truth), guest
@@ -140,7 +144,7 @@ for k in "${kernels[@]}"; do
 		insn) args=(--mode "stack,xdp" --mode-steps "stack=$STACK_STEPS" --mode-steps "xdp=$XDP_STEPS" --insn) ;;
 		nobql) args=(--mode stack --steps "$STACK_STEPS" --bql off) ;;
 		esac
-		args+=(--step-seconds "$STEP_SECONDS" --until-loss 1 --loss-steps 2)
+		args+=(--step-seconds "$STEP_SECONDS" --until-loss 1 --loss-steps 2 --rss same)
 		echo "== $k $run: load $(cut -d' ' -f1-3 /proc/loadavg): router.py ${args[*]} ${mod_args[*]} ${extra_args[*]} (${#configs[@]} configurations)"
 		t0=$(date +%s)
 		if ! python3 "$here/router.py" --kernel "$k" --qemu "$qemu" "${args[@]}" \

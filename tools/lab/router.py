@@ -396,6 +396,25 @@ ip -d link show $A | grep -o 'prog/xdp id [0-9]*'
             self.xdp_running = True
         if self.a.irq_spread:
             self.g("spread %s; spread %s\n" % (self.ifa, self.ifb))
+        if self.a.rss == "same":
+            # The same RSS on every driver, or the drivers see different
+            # traffic: upstream igc hashes UDP on addresses only and puts
+            # dbb-gen's flows (1024 source ports per source address, in
+            # order) on one queue for ~50 ms at a time, every burst whole;
+            # igc_batch hashes ports and spreads a burst over the queues
+            # (about twice the interrupts and polls per frame, from RSS
+            # alone).  With ports hashed, which bursts split depends on the
+            # key (random per boot, the same for both drivers: neither sets
+            # its own) and on the indirection table, whose defaults differ
+            # (igc: blocks, igc_batch: round robin): both made the same.
+            self.g("""
+A=%s
+for f in udp4 udp6; do
+	ethtool -n $A rx-flow-hash $f | grep -q 'L4 bytes 0 & 1' ||
+		ethtool -N $A rx-flow-hash $f sdfn || exit 1
+done
+ethtool -X $A equal $(ls -d /sys/class/net/$A/queues/rx-* | wc -l)
+""" % self.ifa)
         if self.a.bql == "off":
             # Byte queue limits out of the way: a queue never stops for
             # BQL, so the qdisc does not bulk-dequeue (xmit_more) because
@@ -800,6 +819,14 @@ def parse_args(argv=None):
     ap.add_argument("--no-irq-spread", dest="irq_spread",
                     action="store_false", help="leave the queue vectors' "
                     "CPU affinity to the kernel (default: TxRx-i on CPU i)")
+    ap.add_argument("--rss", choices=("driver", "same"), default="driver",
+                    help="port A's RSS: driver: each driver's defaults "
+                    "(upstream igc hashes UDP on addresses only, which puts "
+                    "every dbb-gen burst on one queue; igc_batch hashes "
+                    "ports too); same: UDP hashed on addresses and ports "
+                    "and a round-robin indirection table on every driver "
+                    "(ethtool -N rx-flow-hash udp4/udp6 sdfn, -X equal N), "
+                    "for side-by-side comparisons")
     ap.add_argument("--smp", type=int, default=2, help="guest vCPUs")
     ap.add_argument("--mem", type=int, default=1024, help="guest MiB")
     ap.add_argument("--insn", action="store_true", help="count guest "

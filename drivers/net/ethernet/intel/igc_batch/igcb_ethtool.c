@@ -611,15 +611,53 @@ static int igcb_nway_reset(struct net_device *netdev)
 	return 0;
 }
 
+/* The fields igcb_rss_setup() hashes, which are fixed: ports too for TCP
+ * and UDP (upstream igc leaves UDP ports out by default).  Reported so that
+ * a side-by-side test can tell and give both drivers the same.
+ */
+static void igcb_get_rxfh_fields(struct ethtool_rxnfc *cmd)
+{
+	switch (cmd->flow_type) {
+	case TCP_V4_FLOW:
+	case UDP_V4_FLOW:
+	case TCP_V6_FLOW:
+	case UDP_V6_FLOW:
+		cmd->data = RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 |
+			    RXH_L4_B_2_3;
+		break;
+	case IPV4_FLOW:
+	case SCTP_V4_FLOW:
+	case AH_ESP_V4_FLOW:
+	case AH_V4_FLOW:
+	case ESP_V4_FLOW:
+	case IPV6_FLOW:
+	case SCTP_V6_FLOW:
+	case AH_ESP_V6_FLOW:
+	case AH_V6_FLOW:
+	case ESP_V6_FLOW:
+		cmd->data = RXH_IP_SRC | RXH_IP_DST;
+		break;
+	default:
+		cmd->data = 0;
+		break;
+	}
+}
+
 static int igcb_get_rxnfc(struct net_device *netdev,
 			  struct ethtool_rxnfc *cmd, u32 *rules)
 {
 	struct igcb_adapter *a = netdev_priv(netdev);
 
-	if (cmd->cmd != ETHTOOL_GRXRINGS)
+	switch (cmd->cmd) {
+	case ETHTOOL_GRXRINGS:
+		cmd->data = a->num_queues;
+		return 0;
+	case ETHTOOL_GRXFH:
+		igcb_get_rxfh_fields(cmd);
+		return 0;
+	default:
 		return -EOPNOTSUPP;
-	cmd->data = a->num_queues;
-	return 0;
+	}
 }
 
 static u32 igcb_get_rxfh_indir_size(struct net_device *netdev)
