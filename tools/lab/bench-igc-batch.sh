@@ -24,10 +24,10 @@
 #          guest instruction counter: instructions per forwarded frame.
 # Every ramp starts at 2k and 20k pps: the fixed-rate rows (below
 # saturation) of the summary.  Port A's RSS is the same for every
-# configuration (router.py --rss same): with upstream igc's default (UDP
-# hashed on addresses only) dbb-gen's bursts land whole on one queue, and
-# igc would take about half the interrupts, polls and doorbells per frame
-# for that alone.
+# configuration (router.py --rss same: UDP ports hashed, round-robin
+# table): the drivers' indirection tables differ by default, and with UDP
+# hashed on addresses only (both defaults) dbb-gen's bursts land whole on
+# one queue, which halves interrupts, polls and XDP doorbells per frame.
 #
 # Per step (router.py): forwarded rate, loss, port B's TX tail (TDT) writes
 # and no-op TDT writes per forwarded frame (the model's ground truth), guest

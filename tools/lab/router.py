@@ -397,16 +397,14 @@ ip -d link show $A | grep -o 'prog/xdp id [0-9]*'
         if self.a.irq_spread:
             self.g("spread %s; spread %s\n" % (self.ifa, self.ifb))
         if self.a.rss == "same":
-            # The same RSS on every driver, or the drivers see different
-            # traffic: upstream igc hashes UDP on addresses only and puts
-            # dbb-gen's flows (1024 source ports per source address, in
-            # order) on one queue for ~50 ms at a time, every burst whole;
-            # igc_batch hashes ports and spreads a burst over the queues
-            # (about twice the interrupts and polls per frame, from RSS
-            # alone).  With ports hashed, which bursts split depends on the
-            # key (random per boot, the same for both drivers: neither sets
-            # its own) and on the indirection table, whose defaults differ
-            # (igc: blocks, igc_batch: round robin): both made the same.
+            # The same RSS on every driver, with UDP ports hashed: on
+            # addresses only (both drivers' default) dbb-gen's flows (1024
+            # source ports per source address, in order) sit on one queue
+            # for ~50 ms at a time, every burst whole, while a router
+            # benchmark wants them spread.  Which bursts split then depends
+            # on the key (random per boot, the same for both drivers) and
+            # on the indirection table, whose defaults differ (igc: blocks,
+            # igc_batch: round robin): both made the same.
             self.g("""
 A=%s
 for f in udp4 udp6; do
@@ -821,9 +819,9 @@ def parse_args(argv=None):
                     "CPU affinity to the kernel (default: TxRx-i on CPU i)")
     ap.add_argument("--rss", choices=("driver", "same"), default="driver",
                     help="port A's RSS: driver: each driver's defaults "
-                    "(upstream igc hashes UDP on addresses only, which puts "
-                    "every dbb-gen burst on one queue; igc_batch hashes "
-                    "ports too); same: UDP hashed on addresses and ports "
+                    "(UDP hashed on addresses only, which puts every "
+                    "dbb-gen burst on one queue); same: UDP hashed on "
+                    "addresses and ports "
                     "and a round-robin indirection table on every driver "
                     "(ethtool -N rx-flow-hash udp4/udp6 sdfn, -X equal N), "
                     "for side-by-side comparisons")

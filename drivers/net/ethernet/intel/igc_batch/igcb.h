@@ -327,6 +327,12 @@ struct igcb_adapter {
 
 	u8 rss_key[IGCB_RSS_KEY_SIZE];
 	u8 reta[IGCB_RETA_SIZE];
+	/* UDP hashed on ports too (ethtool -N rx-flow-hash udp4|udp6 sdfn);
+	 * off by default, as upstream: fragments carry no ports and would
+	 * land on another queue than the first fragment.
+	 */
+	bool rss_udp4_ports;
+	bool rss_udp6_ports;
 
 	u16 link_speed;
 	u16 link_duplex;

@@ -611,19 +611,25 @@ static int igcb_nway_reset(struct net_device *netdev)
 	return 0;
 }
 
-/* The fields igcb_rss_setup() hashes, which are fixed: ports too for TCP
- * and UDP (upstream igc leaves UDP ports out by default).  Reported so that
- * a side-by-side test can tell and give both drivers the same.
+#define IGCB_RXH_IP	(RXH_IP_SRC | RXH_IP_DST)
+#define IGCB_RXH_L4	(IGCB_RXH_IP | RXH_L4_B_0_1 | RXH_L4_B_2_3)
+
+/* The fields RSS hashes: TCP on ports always, UDP on ports when asked
+ * (ethtool -N DEV rx-flow-hash udp4 sdfn), everything else on addresses.
  */
-static void igcb_get_rxfh_fields(struct ethtool_rxnfc *cmd)
+static void igcb_get_rxfh_fields(struct igcb_adapter *a,
+				 struct ethtool_rxnfc *cmd)
 {
 	switch (cmd->flow_type) {
 	case TCP_V4_FLOW:
-	case UDP_V4_FLOW:
 	case TCP_V6_FLOW:
+		cmd->data = IGCB_RXH_L4;
+		break;
+	case UDP_V4_FLOW:
+		cmd->data = a->rss_udp4_ports ? IGCB_RXH_L4 : IGCB_RXH_IP;
+		break;
 	case UDP_V6_FLOW:
-		cmd->data = RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 |
-			    RXH_L4_B_2_3;
+		cmd->data = a->rss_udp6_ports ? IGCB_RXH_L4 : IGCB_RXH_IP;
 		break;
 	case IPV4_FLOW:
 	case SCTP_V4_FLOW:
@@ -635,12 +641,44 @@ static void igcb_get_rxfh_fields(struct ethtool_rxnfc *cmd)
 	case AH_ESP_V6_FLOW:
 	case AH_V6_FLOW:
 	case ESP_V6_FLOW:
-		cmd->data = RXH_IP_SRC | RXH_IP_DST;
+		cmd->data = IGCB_RXH_IP;
 		break;
 	default:
 		cmd->data = 0;
 		break;
 	}
+}
+
+/* Only UDP's ports can be switched; the rest is what the MAC hashes. */
+static int igcb_set_rxfh_fields(struct igcb_adapter *a,
+				const struct ethtool_rxnfc *cmd)
+{
+	bool *ports;
+
+	switch (cmd->flow_type) {
+	case UDP_V4_FLOW:
+		ports = &a->rss_udp4_ports;
+		break;
+	case UDP_V6_FLOW:
+		ports = &a->rss_udp6_ports;
+		break;
+	default:
+		ports = NULL;
+		break;
+	}
+	if (!ports || (cmd->data != IGCB_RXH_IP && cmd->data != IGCB_RXH_L4)) {
+		struct ethtool_rxnfc now = { .flow_type = cmd->flow_type };
+
+		igcb_get_rxfh_fields(a, &now);
+		if (cmd->data == now.data)
+			return 0;
+		netdev_err(a->netdev, "RSS hashes addresses for this flow type, and addresses and ports for TCP; only UDP can switch between 'sd' and 'sdfn'\n");
+		return -EINVAL;
+	}
+	*ports = cmd->data == IGCB_RXH_L4;
+	if (netif_running(a->netdev))
+		igcb_rss_setup(a);
+	return 0;
 }
 
 static int igcb_get_rxnfc(struct net_device *netdev,
@@ -653,11 +691,18 @@ static int igcb_get_rxnfc(struct net_device *netdev,
 		cmd->data = a->num_queues;
 		return 0;
 	case ETHTOOL_GRXFH:
-		igcb_get_rxfh_fields(cmd);
+		igcb_get_rxfh_fields(a, cmd);
 		return 0;
 	default:
 		return -EOPNOTSUPP;
 	}
+}
+
+static int igcb_set_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *cmd)
+{
+	if (cmd->cmd != ETHTOOL_SRXFH)
+		return -EOPNOTSUPP;
+	return igcb_set_rxfh_fields(netdev_priv(netdev), cmd);
 }
 
 static u32 igcb_get_rxfh_indir_size(struct net_device *netdev)
@@ -765,6 +810,7 @@ static const struct ethtool_ops igcb_ethtool_ops = {
 	.get_coalesce		= igcb_get_coalesce,
 	.set_coalesce		= igcb_set_coalesce,
 	.get_rxnfc		= igcb_get_rxnfc,
+	.set_rxnfc		= igcb_set_rxnfc,
 	.get_rxfh_indir_size	= igcb_get_rxfh_indir_size,
 	.get_rxfh_key_size	= igcb_get_rxfh_key_size,
 	.get_rxfh		= igcb_get_rxfh,

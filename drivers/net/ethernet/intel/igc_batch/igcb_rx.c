@@ -482,6 +482,7 @@ void igcb_rss_setup(struct igcb_adapter *a)
 {
 	struct igcb_hw *hw = &a->hw;
 	unsigned int i;
+	u32 mrqc;
 
 	for (i = 0; i < IGCB_RSS_KEY_SIZE / 4; i++)
 		igcb_wr32(hw, IGCB_RSSRK(i),
@@ -491,9 +492,11 @@ void igcb_rss_setup(struct igcb_adapter *a)
 	igcb_rss_write_reta(a);
 	igcb_wr32(hw, IGCB_RXCSUM,
 		  igcb_rd32(hw, IGCB_RXCSUM) | IGCB_RXCSUM_PCSD);
-	igcb_wr32(hw, IGCB_MRQC,
-		  IGCB_MRQC_RSS_EN | IGCB_MRQC_IPV4 | IGCB_MRQC_IPV4_TCP |
-		  IGCB_MRQC_IPV6 | IGCB_MRQC_IPV6_TCP |
-		  IGCB_MRQC_IPV6_TCP_EX | IGCB_MRQC_IPV4_UDP |
-		  IGCB_MRQC_IPV6_UDP);
+	mrqc = IGCB_MRQC_RSS_EN | IGCB_MRQC_IPV4 | IGCB_MRQC_IPV4_TCP |
+	       IGCB_MRQC_IPV6 | IGCB_MRQC_IPV6_TCP | IGCB_MRQC_IPV6_TCP_EX;
+	if (a->rss_udp4_ports)
+		mrqc |= IGCB_MRQC_IPV4_UDP;
+	if (a->rss_udp6_ports)
+		mrqc |= IGCB_MRQC_IPV6_UDP;
+	igcb_wr32(hw, IGCB_MRQC, mrqc);
 }
