@@ -434,13 +434,25 @@ def bad_ethtool(t, r):
             ("ethtool -L %s rx 1 tx 1 combined 0" % A,
              "separate rx/tx queues"),
             ("ethtool --set-priv-flags %s no_such_flag on" % A,
-             "an unknown private flag")):
+             "an unknown private flag"),
+            ("ethtool -N %s rx-flow-hash tcp4 sd" % A,
+             "TCP always hashes its ports")):
         rc, out = r.g("n=$(dmesg | wc -l); %s 2>&1; echo \"@@RC $?\"; "
                       "dmesg | tail -n +$((n + 1))\n" % cmd, check=False)
         m = re.search(r"@@RC (\d+)", out)
         msg = [x for x in out.splitlines() if x.strip() and "@@" not in x]
         t.check("'%s' (%s) is refused with a message" % (cmd, why),
                 m and m.group(1) != "0" and msg, out.strip())
+    rc, out = r.g("""
+l4() { ethtool -n %s rx-flow-hash udp4 | grep -c 'L4 bytes'; }
+echo "@@DEFAULT $(l4)"
+ethtool -N %s rx-flow-hash udp4 sdfn && echo "@@SDFN $(l4)"
+ethtool -N %s rx-flow-hash udp4 sd && echo "@@SD $(l4)"
+""" % (A, A, A), check=False)
+    t.check("RSS: UDP on addresses by default, ports by ethtool -N "
+            "rx-flow-hash udp4 sdfn, and back with sd",
+            "@@DEFAULT 0" in out and "@@SDFN 2" in out and "@@SD 0" in out,
+            out.strip())
     after = (ring_info(r, A), ring_info(r, B))
     t.check("after the refused changes, ring sizes and channels are "
             "unchanged", before == after, "before %s after %s"
