@@ -379,28 +379,54 @@ class Tap:
     "not ok ...", then the evidence as "#   " lines, and returns OK."""
     n = 0
     failed = 0
+    held = None     # lines kept back between begin() and commit()
 
     def __init__(self, kver):
         self.kver = kver
         self.mine = 0
         self.my_failed = 0
 
+    @staticmethod
+    def _emit(line):
+        if Tap.held is not None:
+            Tap.held.append(line)
+        else:
+            print(line, flush=True)
+
     def check(self, name, ok, evidence="", skip=None):
         ok = bool(ok)
         Tap.n += 1
         self.mine += 1
         if skip:
-            print("ok %d %s: %s # SKIP %s" % (Tap.n, self.kver, name, skip),
-                  flush=True)
+            self._emit("ok %d %s: %s # SKIP %s" % (Tap.n, self.kver, name,
+                                                   skip))
         else:
             Tap.failed += not ok
             self.my_failed += not ok
-            print("%s %d %s: %s" % ("ok" if ok else "not ok", Tap.n,
-                                    self.kver, name), flush=True)
+            self._emit("%s %d %s: %s" % ("ok" if ok else "not ok", Tap.n,
+                                         self.kver, name))
         for line in str(evidence).splitlines():
             if line.strip():
-                print("#   " + line, flush=True)
+                self._emit("#   " + line)
         return ok
+
+    def begin(self):
+        """Keep the next checks back until commit() or rollback()."""
+        Tap.held = []
+        return (Tap.n, Tap.failed, self.mine, self.my_failed)
+
+    def failed_since(self, save):
+        return Tap.failed > save[1]
+
+    def commit(self):
+        lines, Tap.held = Tap.held or [], None
+        for line in lines:
+            print(line, flush=True)
+
+    def rollback(self, save):
+        """Forget the checks since begin(SAVE) as if never run."""
+        Tap.n, Tap.failed, self.mine, self.my_failed = save
+        Tap.held = None
 
     @staticmethod
     def finish():

@@ -441,8 +441,11 @@ def bad_ethtool(t, r):
                       "dmesg | tail -n +$((n + 1))\n" % cmd, check=False)
         m = re.search(r"@@RC (\d+)", out)
         msg = [x for x in out.splitlines() if x.strip() and "@@" not in x]
+        # ethtool -N exits 0 when the driver refuses: its "Cannot change"
+        # line says so
+        refused = (m and m.group(1) != "0") or "Cannot change" in out
         t.check("'%s' (%s) is refused with a message" % (cmd, why),
-                m and m.group(1) != "0" and msg, out.strip())
+                refused and msg, out.strip())
     rc, out = r.g("""
 l4() { ethtool -n %s rx-flow-hash udp4 | grep -c 'L4 bytes'; }
 echo "@@DEFAULT $(l4)"
@@ -649,6 +652,39 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
     return ra.out
 
 
+def tcg_text_poke_fault(run_dir):
+    """The guest died of an int3 Oops outside our modules: QEMU TCG's
+    cross-modifying code racing the kernel patching its own text (static
+    keys, BPF dispatcher) on another vCPU; seen once in many XDP attaches.
+    Nothing our code does; the boot is worth a second run."""
+    try:
+        with open(os.path.join(run_dir, "console.log"),
+                  errors="replace") as f:
+            log = f.read()
+    except OSError:
+        return False
+    m = re.search(r"Oops: int3.*?RIP: (\S+)", log, re.S)
+    return bool(m) and not re.search(r"igc_batch|dbbatch", m.group(1))
+
+
+def with_retry(t, boot, short, a):
+    """Run one boot's checks; if the guest hit the TCG text-patching
+    fault, report it, drop that boot's results and run it once more."""
+    for attempt in (1, 2):
+        save = t.begin()
+        out = boot(short, a, t)
+        if attempt == 1 and t.failed_since(save) and \
+                tcg_text_poke_fault(out):
+            t.rollback(save)
+            print("# %s: the guest died of an int3 Oops while the kernel "
+                  "patched its text (QEMU TCG cross-modifying code, not "
+                  "our code; console: %s/console.log): boot run again"
+                  % (t.kver, out), flush=True)
+            continue
+        t.commit()
+        return out
+
+
 def tcp_snapshot(r, A, B):
     """The model's ground truth and the driver's counters at one moment:
     a neighbour probe may go out while ethtool runs, so read the model on
@@ -696,9 +732,9 @@ def main():
             router.parse_args(["--kernel", short]), POLICIES)[0])
         dirs = []
         if a.only in (None, "router"):
-            dirs.append(router_boot(short, a, t))
+            dirs.append(with_retry(t, router_boot, short, a))
         if a.only in (None, "tcp"):
-            dirs.append(tcp_endpoint(short, a, t))
+            dirs.append(with_retry(t, tcp_endpoint, short, a))
         labvm.log("%s: %d checks, %d failed, %.0f s" % (
             t.kver, t.mine, t.my_failed, time.time() - start))
         for d in dirs:
