@@ -660,7 +660,7 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
 def tcg_text_poke_fault(run_dir):
     """The guest died of an int3 Oops outside our modules: QEMU TCG's
     cross-modifying code racing the kernel patching its own text (static
-    keys, BPF dispatcher) on another vCPU; seen once in many XDP attaches.
+    keys, BPF dispatcher) on another vCPU; seen on 6.12 in 2 of 3 runs.
     Nothing our code does; the boot is worth a second run."""
     try:
         with open(os.path.join(run_dir, "console.log"),
