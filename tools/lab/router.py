@@ -57,6 +57,11 @@ PER_QUEUE = ("tdt_writes", "tdt_noop_writes", "rdt_writes",
              "rdt_noop_writes", "tx_frames", "rx_frames", "rx_dropped",
              "tx_packets", "tx_desc", "rx_desc", "tx_bytes", "rx_bytes")
 RMEM = "/proc/sys/net/core/rmem_default"
+GEN_MARKERS = 8                    # dbb-gen's end-of-step markers per step
+# The lab tests' traffic: 1,024 flows, 16 source ports per source address
+# (64 addresses), so an RSS hash on addresses alone spreads them too.
+TEST_FLOWS = 1024
+TEST_GEN_ARGS = "--sport-count 16"
 
 INIT = r"""#!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
@@ -571,6 +576,18 @@ echo "@@B"; ethtool -S %s
             "m0": m0, "m1": m1, "gen_secs": gen_secs,
             "stray_frames": self.stray.frames - stray0}
 
+    def gen_background(self, rate_pps, count):
+        """dbb-gen into port A with no sink and no model reads: traffic
+        while the guest shell does something else (port B may be going
+        away).  Returns the Popen; the caller waits."""
+        a = self.a
+        return subprocess.Popen(
+            [self.gen, "--to", "127.0.0.1:%d" % self.pa_in, "--dst-mac",
+             MAC_A, "--quiet", "--flows", str(a.flows), "--size",
+             str(a.size), "--steps", str(rate_pps), "--count", str(count)] +
+            shlex.split(a.gen_args), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+
     def measure(self, cpu=True):
         m = {"t": time.time()}
         if cpu:
@@ -647,7 +664,7 @@ echo "@@B"; ethtool -S %s
             fwd_model = d["B_tx_frames"]
             total = {
                 "gen_sent": sum(r["sent"] for r in rows),
-                "markers_sent": 8 * len(rows) if "--markers" not in
+                "markers_sent": GEN_MARKERS * len(rows) if "--markers" not in
                 self.a.gen_args else None,
                 "sink_received": sink_total.get("received"),
                 "sink_rx_frames": sink_total.get("rx_frames"),

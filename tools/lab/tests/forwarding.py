@@ -45,11 +45,6 @@ import router  # noqa: E402
 
 RATE = 4000
 COUNT = 20000
-FLOWS = 1024
-# 16 source ports per source address: 64 addresses, so igc's 2-tuple RSS
-# hash for UDP spreads the flows over the RX queues.
-GEN_ARGS = "--sport-count 16"
-MARKERS = 8
 
 
 def counts_evidence(row):
@@ -58,7 +53,8 @@ def counts_evidence(row):
             "invalid), lost %d, gaps %s, reordered %s, dup %s, TTL %s; "
             "model A rx_frames %d rx_dropped %d, B tx_frames %d; stray out "
             "of A %d; tdt/pkt %s irqs/pkt %s"
-            % (row["sent"], MARKERS, row["forwarded"], row["sink_markers"],
+            % (row["sent"], router.GEN_MARKERS, row["forwarded"],
+               row["sink_markers"],
                row["sink_invalid"], row["lost"], row["flow_gaps_open"],
                row["reordered"], row["dup"], row["ttl"], m["A_rx_frames"],
                m["A_rx_dropped"], m["B_tx_frames"],
@@ -68,7 +64,7 @@ def counts_evidence(row):
 
 def exact(row):
     m = row["model"]
-    want = row["sent"] + MARKERS
+    want = row["sent"] + router.GEN_MARKERS
     return (m["A_rx_frames"] == want and m["B_tx_frames"] == want and
             row["forwarded"] + row["sink_markers"] + row["sink_invalid"]
             == want and m["A_rx_dropped"] == 0 and
@@ -86,9 +82,10 @@ def run_kernel(short, a, qemu):
     t = labvm.Tap(kver)
     out = (os.path.join(a.keep, short) if a.keep else
            tempfile.mkdtemp(prefix="dbb-forwarding."))
-    args = ["--kernel", short, "--rmem", str(a.rmem), "--flows", str(FLOWS),
-            "--gen-args", GEN_ARGS, "--qemu", qemu, "--smp", str(a.smp),
-            "--out", out]
+    args = ["--kernel", short, "--rmem", str(a.rmem),
+            "--flows", str(router.TEST_FLOWS),
+            "--gen-args", router.TEST_GEN_ARGS, "--qemu", qemu,
+            "--smp", str(a.smp), "--out", out]
     ra = router.parse_args(args)
     r = router.Router(ra, ra.configs)
     cfg = ra.configs[0]
@@ -108,7 +105,7 @@ def run_kernel(short, a, qemu):
         row = r.step(cfg, "stack", RATE, COUNT)
         e1 = r.ethtool_stats()
         t.check("stack forwarding A->B at %d pps, %d frames, %d flows: zero "
-                "loss" % (RATE, COUNT, FLOWS), lossless(row),
+                "loss" % (RATE, COUNT, router.TEST_FLOWS), lossless(row),
                 counts_evidence(row))
         t.check("stack forwarding: no per-flow reordering, no duplicates, "
                 "TTL 63 (one router hop)",

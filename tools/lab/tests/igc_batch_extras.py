@@ -45,7 +45,6 @@ Exit 0 when every check passed.
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -58,9 +57,6 @@ import router  # noqa: E402
 
 RATE = 4000
 COUNT = 8000
-FLOWS = 1024
-GEN_ARGS = "--sport-count 16"
-MARKERS = 8
 QUEUES = 4
 RINGS = 4096
 MTU = 2000
@@ -115,15 +111,6 @@ class ExtrasRouter(router.Router):
                  if re.fullmatch(r"[0-9a-f]{8}", w)]
         return rc, words
 
-    def gen_only(self, count, rate=RATE):
-        """dbb-gen into port A without a sink or model reads (port B may
-        be going away)."""
-        return subprocess.Popen(
-            [self.gen, "--to", "127.0.0.1:%d" % self.pa_in, "--dst-mac",
-             router.MAC_A, "--quiet", "--flows", str(FLOWS), "--size", "64",
-             "--steps", str(rate), "--count", str(count)] +
-            GEN_ARGS.split(), stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
 
 
 def reg(words, name, q=None):
@@ -201,7 +188,8 @@ def run_kernel(short, a, qemu):
     out = (os.path.join(a.keep, short) if a.keep else
            tempfile.mkdtemp(prefix="dbb-extras."))
     args = ["--kernel", short, "--driver", "igc_batch", "--rmem",
-            str(a.rmem), "--flows", str(FLOWS), "--gen-args", GEN_ARGS,
+            str(a.rmem), "--flows", str(router.TEST_FLOWS),
+            "--gen-args", router.TEST_GEN_ARGS,
             "--qemu", qemu, "--smp", str(a.smp), "--queues", str(QUEUES),
             "--rings", str(RINGS), "--out", out]
     mods = getattr(a, "modules_" + short.replace(".", "_"))
@@ -321,7 +309,7 @@ carrier $A 1 30 && carrier $B 1 30
                 "tx_db_batched off, B at 1000): stack forwarding, no loss, "
                 "RX on queue 0 only" % MTU,
                 rc == 0 and lossless(row) and row["a_rx_q"][0] == COUNT +
-                MARKERS and sum(row["a_rx_q"]) == COUNT + MARKERS,
+                router.GEN_MARKERS and sum(row["a_rx_q"]) == COUNT + router.GEN_MARKERS,
                 ev_row(row) + "\n" + o)
         ok, o = suspend(r, "devices")
         t.check("pm_test=devices, echo freeze >/sys/power/state: suspend "
@@ -352,8 +340,8 @@ carrier $A 1 30 && carrier $B 1 30
         row = step(r, cfg, "stack")
         t.check("after resume: stack forwarding with no loss, RSS still "
                 "puts every flow on queue 0", lossless(row) and
-                row["a_rx_q"][0] == COUNT + MARKERS and
-                sum(row["a_rx_q"]) == COUNT + MARKERS, ev_row(row))
+                row["a_rx_q"][0] == COUNT + router.GEN_MARKERS and
+                sum(row["a_rx_q"]) == COUNT + router.GEN_MARKERS, ev_row(row))
         r.mode_teardown("stack")
         # back to the defaults for the rest
         r.g("ethtool -X %s default; ethtool --set-priv-flags %s "
@@ -459,7 +447,7 @@ echo "root port BRCTL $(od -An -tx2 -j62 -N2 $rp) ROOT_STATUS $(od -An -tx4 -j$(
         _, bdf = r.g("basename $(readlink /sys/class/net/%s/device)\n" % B,
                      check=False)
         bdf = bdf.strip()
-        gp = r.gen_only(RATE * 6)
+        gp = r.gen_background(RATE, RATE * 6)
         time.sleep(2)
         try:
             r.qmp.cmd("device_del", id="nicB")

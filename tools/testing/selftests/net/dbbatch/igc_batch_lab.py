@@ -52,7 +52,6 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -64,9 +63,6 @@ sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
 import labvm  # noqa: E402
 import router  # noqa: E402
 
-FLOWS = 1024
-GEN_ARGS = "--sport-count 16"   # 64 sources x 16 ports: RSS uses both queues
-MARKERS = 8                      # dbb-gen's end-of-step markers
 LOW_RATE, LOW_COUNT = 2000, 8000
 SAT_STACK, SAT_XDP, SAT_SECONDS = 120000, 150000, 2
 BATCHED_MAX = 0.05               # TX tail writes per forwarded packet
@@ -105,7 +101,7 @@ def ev(row):
 
 def lossless(row, count):
     m = row["model"]
-    want = row["sent"] + MARKERS
+    want = row["sent"] + router.GEN_MARKERS
     return (row["sent"] == count and row["lost"] == 0 and
             row["forwarded"] == count and row["flow_gaps_open"] == 0 and
             row["reordered"] == 0 and row["dup"] == 0 and
@@ -185,20 +181,11 @@ echo >$T/trace
     return polls, overrun
 
 
-def run_gen_background(r, rate_pps, count):
-    """dbb-gen into port A without a sink run: for traffic under changes
-    (the guest shell stays free for the changes)."""
-    return subprocess.Popen(
-        [r.gen, "--to", "127.0.0.1:%d" % r.pa_in, "--dst-mac", router.MAC_A,
-         "--quiet", "--flows", str(FLOWS), "--count", str(count),
-         "--steps", str(rate_pps)] + GEN_ARGS.split(),
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-
-
 def router_args(short, a, out, extra=()):
-    return ["--kernel", short, "--rmem", str(a.rmem), "--flows", str(FLOWS),
-            "--gen-args", GEN_ARGS, "--qemu", a.qemu, "--smp", "2",
-            "--out", out] + list(extra) + (
+    return ["--kernel", short, "--rmem", str(a.rmem),
+            "--flows", str(router.TEST_FLOWS),
+            "--gen-args", router.TEST_GEN_ARGS, "--qemu", a.qemu,
+            "--smp", "2", "--out", out] + list(extra) + (
             ["--modules", a.modules] if a.modules else [])
 
 
@@ -465,7 +452,7 @@ ethtool -N %s rx-flow-hash udp4 sd && echo "@@SD $(l4)"
 def changes_under_traffic(t, r, cfg):
     A, B = r.ifa, r.ifb
     r.mode_setup("stack")
-    gen = run_gen_background(r, 4000, 4000 * 14)
+    gen = r.gen_background(4000, 4000 * 14)
     steps = ["ethtool -G %s tx 512" % B, "ethtool -L %s combined 1" % A,
              "ethtool -G %s rx 1024 tx 1024" % A,
              "ethtool -L %s combined 2" % A, "ethtool -L %s combined 1" % B,
@@ -501,7 +488,7 @@ def rmmod_under_traffic(t, r, cfg):
     free0 = free_pages(r)
     r.load(cfg)
     r.mode_setup("stack")
-    gen = run_gen_background(r, 60000, 60000 * 5)
+    gen = r.gen_background(60000, 60000 * 5)
     time.sleep(2)
     rc, out = r.g("n=$(dmesg | wc -l); time rmmod igc_batch 2>&1; echo "
                   "\"@@RC $?\"; sleep 2; dmesg | tail -n +$((n + 1))\n",
