@@ -31,7 +31,6 @@ Exit 0 when every check passed.  About 60-90 s per kernel under TCG.
 
 import os
 import re
-import shutil
 import sys
 import tempfile
 import threading
@@ -78,8 +77,15 @@ def lossless(row):
 
 
 def run_kernel(short, a, qemu):
-    kver = labvm.kernel_release(short)
-    t = labvm.Tap(kver)
+    t = labvm.Tap(labvm.kernel_release(short))
+    start = time.time()
+    out = t.boot_retrying(lambda: checks(t, short, a, qemu))
+    t.done(start, [out], a.keep)
+
+
+def checks(t, short, a, qemu):
+    """One boot's checks into T; return its run directory."""
+    kver = t.kver
     out = (os.path.join(a.keep, short) if a.keep else
            tempfile.mkdtemp(prefix="dbb-forwarding."))
     args = ["--kernel", short, "--rmem", str(a.rmem),
@@ -89,7 +95,6 @@ def run_kernel(short, a, qemu):
     ra = router.parse_args(args)
     r = router.Router(ra, ra.configs)
     cfg = ra.configs[0]
-    start = time.time()
     try:
         r.boot()
         labvm.log("%s: boot %.1f s" % (kver, r.boot_time))
@@ -218,13 +223,7 @@ def run_kernel(short, a, qemu):
         t.check("harness: %s: %s" % (type(e).__name__, e), False)
     finally:
         r.shutdown()
-    labvm.log("%s: %d checks, %d failed, %.0f s" % (
-        kver, t.mine, t.my_failed, time.time() - start))
-    if a.keep or t.my_failed:
-        labvm.log("%s: run directory %s" % (kver, ra.out))
-    else:
-        shutil.rmtree(ra.out, ignore_errors=True)
-    return t
+    return ra.out
 
 
 def main():
@@ -234,10 +233,7 @@ def main():
     ap.add_argument("--smp", type=int, default=2)
     a = ap.parse_args()
     qemu = labvm.qemu_binary(a.qemu)
-    print("TAP version 13", flush=True)
-    for short in a.kernel or ["6.1", "6.12"]:
-        run_kernel(short, a, qemu)
-    return labvm.Tap.finish()
+    return labvm.run_per_kernel(a, lambda short: run_kernel(short, a, qemu))
 
 
 if __name__ == "__main__":

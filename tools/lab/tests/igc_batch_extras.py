@@ -44,7 +44,6 @@ Exit 0 when every check passed.
 
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -183,8 +182,15 @@ echo "@@ADV $(ethtool $B | sed -n '/Advertised link modes:/,/Advertised pause/p'
 
 
 def run_kernel(short, a, qemu):
-    kver = labvm.kernel_release(short)
-    t = labvm.Tap(kver)
+    t = labvm.Tap(labvm.kernel_release(short))
+    start = time.time()
+    out = t.boot_retrying(lambda: checks(t, short, a, qemu))
+    t.done(start, [out], a.keep)
+
+
+def checks(t, short, a, qemu):
+    """One boot's checks into T; return its run directory."""
+    kver = t.kver
     out = (os.path.join(a.keep, short) if a.keep else
            tempfile.mkdtemp(prefix="dbb-extras."))
     args = ["--kernel", short, "--driver", "igc_batch", "--rmem",
@@ -199,7 +205,6 @@ def run_kernel(short, a, qemu):
     kos = router.our_modules(ra, ra.configs)
     r = ExtrasRouter(ra, ra.configs, kos)
     cfg = ra.configs[0]
-    start = time.time()
     unplugged = False
     try:
         r.boot()
@@ -508,13 +513,7 @@ lsmod | grep -E '^(igc_batch|dbbatch) ' || true
                                      con, re.M)[-3:] + bad[:5]))
     except (OSError, AttributeError) as e:
         t.check(".shutdown at guest poweroff", False, str(e))
-    labvm.log("%s: %d checks, %d failed, %.0f s" % (
-        kver, t.mine, t.my_failed, time.time() - start))
-    if a.keep or t.my_failed:
-        labvm.log("%s: run directory %s" % (kver, ra.out))
-    else:
-        shutil.rmtree(ra.out, ignore_errors=True)
-    return t
+    return ra.out
 
 
 def main():
@@ -528,10 +527,7 @@ def main():
     ap.add_argument("--smp", type=int, default=2)
     a = ap.parse_args()
     qemu = labvm.qemu_binary(a.qemu)
-    print("TAP version 13", flush=True)
-    for short in a.kernel or ["6.1", "6.12"]:
-        run_kernel(short, a, qemu)
-    return labvm.Tap.finish()
+    return labvm.run_per_kernel(a, lambda short: run_kernel(short, a, qemu))
 
 
 if __name__ == "__main__":

@@ -50,7 +50,6 @@ KTAP on stdout; exit 0 when every check passed.  It is not in TEST_PROGS
 import contextlib
 import os
 import re
-import shutil
 import statistics
 import sys
 import tempfile
@@ -185,8 +184,8 @@ def router_args(short, a, out, extra=()):
     return ["--kernel", short, "--rmem", str(a.rmem),
             "--flows", str(router.TEST_FLOWS),
             "--gen-args", router.TEST_GEN_ARGS, "--qemu", a.qemu,
-            "--smp", "2", "--out", out] + list(extra) + (
-            ["--modules", a.modules] if a.modules else [])
+            "--smp", "2", "--out", out, "--append", a.append] + list(
+            extra) + (["--modules", a.modules] if a.modules else [])
 
 
 # ---- the router boot ---------------------------------------------------
@@ -644,39 +643,6 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
     return ra.out
 
 
-def tcg_text_poke_fault(run_dir):
-    """The guest died of an int3 Oops outside our modules: QEMU TCG's
-    cross-modifying code racing the kernel patching its own text (static
-    keys, BPF dispatcher) on another vCPU; seen on 6.12 in 2 of 3 runs.
-    Nothing our code does; the boot is worth a second run."""
-    try:
-        with open(os.path.join(run_dir, "console.log"),
-                  errors="replace") as f:
-            log = f.read()
-    except OSError:
-        return False
-    m = re.search(r"Oops: int3.*?RIP: (\S+)", log, re.S)
-    return bool(m) and not re.search(r"igc_batch|dbbatch", m.group(1))
-
-
-def with_retry(t, boot, short, a):
-    """Run one boot's checks; if the guest hit the TCG text-patching
-    fault, report it, drop that boot's results and run it once more."""
-    for attempt in (1, 2):
-        save = t.begin()
-        out = boot(short, a, t)
-        if attempt == 1 and t.failed_since(save) and \
-                tcg_text_poke_fault(out):
-            t.rollback(save)
-            print("# %s: the guest died of an int3 Oops while the kernel "
-                  "patched its text (QEMU TCG cross-modifying code, not "
-                  "our code; console: %s/console.log): boot run again"
-                  % (t.kver, out), flush=True)
-            continue
-        t.commit()
-        return out
-
-
 def tcp_snapshot(r, A, B):
     """The model's ground truth and the driver's counters at one moment:
     a neighbour probe may go out while ethtool runs, so read the model on
@@ -712,11 +678,13 @@ def main():
     ap.add_argument("--keep", action="store_true",
                     help="keep the run directories")
     ap.add_argument("--only", choices=("router", "tcp"))
+    ap.add_argument("--append", default="",
+                    help="extra guest kernel arguments (e.g. loglevel=7)")
     a = ap.parse_args()
     a.qemu = labvm.qemu_binary(a.qemu)
     modules = a.modules
-    print("TAP version 13", flush=True)
-    for short in a.kernel or ["6.1", "6.12"]:
+
+    def run_kernel(short):
         t = labvm.Tap(labvm.kernel_release(short))
         start = time.time()
         # build once per kernel, for both boots
@@ -724,17 +692,12 @@ def main():
             router.parse_args(["--kernel", short]), POLICIES)[0])
         dirs = []
         if a.only in (None, "router"):
-            dirs.append(with_retry(t, router_boot, short, a))
+            dirs.append(t.boot_retrying(lambda: router_boot(short, a, t)))
         if a.only in (None, "tcp"):
-            dirs.append(with_retry(t, tcp_endpoint, short, a))
-        labvm.log("%s: %d checks, %d failed, %.0f s" % (
-            t.kver, t.mine, t.my_failed, time.time() - start))
-        for d in dirs:
-            if a.keep or t.my_failed:
-                labvm.log("%s: run directory %s" % (t.kver, d))
-            else:
-                shutil.rmtree(d, ignore_errors=True)
-    return labvm.Tap.finish()
+            dirs.append(t.boot_retrying(lambda: tcp_endpoint(short, a, t)))
+        t.done(start, dirs, a.keep)
+
+    return labvm.run_per_kernel(a, run_kernel)
 
 
 if __name__ == "__main__":
