@@ -190,7 +190,10 @@ def qemu_cmd(qemu, accel, vmlinuz, initrd, console, qmp_path, append="",
            "-serial", "file:" + console,
            "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
            "-kernel", vmlinuz, "-initrd", initrd,
-           "-append", "console=ttyS0 panic=-1 quiet " + append]
+           # Quiet, but a lockup or a stall puts every CPU's stack on the
+           # console file: a hung guest cannot be asked for its dmesg.
+           "-append", "console=ttyS0 panic=-1 quiet loglevel=5 "
+           "softlockup_all_cpu_backtrace=1 " + append]
     if accel.split(",")[0] == "kvm":
         i = cmd.index("-accel") + 2
         cmd[i:i] = ["-cpu", "host"]
