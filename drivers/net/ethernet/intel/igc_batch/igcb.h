@@ -195,6 +195,7 @@ struct igcb_tx_db_stats {
 	u64 skipped_empty;	/* rings not rung: nothing new to publish */
 	u64 rescued;		/* watchdog rang a stranded tail */
 	u64 busy;		/* NETDEV_TX_BUSY returned */
+	u64 restarts;		/* queue started again after a stop */
 	u64 dropped;
 	u64 xdp_xmit;		/* XDP frames queued (XDP_TX, ndo_xdp_xmit) */
 	u64 xdp_xmit_err;
@@ -204,7 +205,6 @@ struct igcb_tx_db_stats {
 struct igcb_tx_clean_stats {
 	u64 packets;
 	u64 bytes;
-	u64 restarts;
 };
 
 struct igcb_tx_ring {
@@ -434,6 +434,7 @@ void igcb_tx_ring_drop_all(struct igcb_tx_ring *ring);
 void igcb_tx_setup_tctl(struct igcb_adapter *a);
 netdev_tx_t igcb_xmit(struct sk_buff *skb, struct net_device *netdev);
 bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget);
+void igcb_tx_wake(struct igcb_tx_ring *ring);
 netdev_features_t igcb_features_check(struct sk_buff *skb,
 				      struct net_device *netdev,
 				      netdev_features_t features);

@@ -277,7 +277,7 @@ static u64 *igcb_txq_values(struct igcb_tx_ring *r, u64 *p)
 
 	*p++ = cs.packets;
 	*p++ = cs.bytes;
-	*p++ = cs.restarts;
+	*p++ = db.restarts;
 	*p++ = db.busy;
 	*p++ = db.dropped;
 	*p++ = db.tail_writes;

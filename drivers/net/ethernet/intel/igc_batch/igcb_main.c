@@ -477,7 +477,10 @@ static int igcb_change_mtu(struct net_device *netdev, int new_mtu)
 	}
 	netdev->mtu = new_mtu;
 	a->max_frame = new_mtu + IGCB_FRAME_OVERHEAD;
-	if (!netif_running(netdev))
+	/* Not running, or left down by a failed reopen or a PCI error: the
+	 * next igcb_up() programs it.
+	 */
+	if (!netif_running(netdev) || test_bit(IGCB_DOWN, &a->state))
 		return 0;
 	/* Length limit and PAUSE water marks are set from scratch. */
 	igcb_down(a);
@@ -613,6 +616,13 @@ static void igcb_watchdog_task(struct work_struct *work)
 			    a->link_duplex == DUPLEX_FULL ? "Full" : "Half",
 			    igcb_fc_name(hw->fc_current));
 		netif_carrier_on(netdev);
+		/* The cleaner wakes a full queue only with the carrier on: one
+		 * that filled while it was off (just after igcb_up()) and has
+		 * nothing left to complete would stay stopped until the TX
+		 * timeout.
+		 */
+		for (i = 0; i < a->num_queues; i++)
+			igcb_tx_wake(&a->qv[i]->tx);
 	} else if (!link && netif_carrier_ok(netdev)) {
 		a->link_speed = 0;
 		a->link_duplex = 0;

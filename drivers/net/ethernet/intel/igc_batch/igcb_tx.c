@@ -393,10 +393,35 @@ static int igcb_tx_maybe_stop(struct igcb_tx_ring *ring, unsigned int need)
 	if (likely(igcb_tx_unused(ring) < need))
 		return -EBUSY;
 	netif_tx_start_queue(ring->dbq.txq);
-	u64_stats_update_begin(&ring->clean_sync);
-	ring->cs.restarts++;
-	u64_stats_update_end(&ring->clean_sync);
+	u64_stats_update_begin(&ring->db_sync);
+	ring->db.restarts++;
+	u64_stats_update_end(&ring->db_sync);
 	return 0;
+}
+
+/**
+ * igcb_tx_wake - wake a queue igcb_tx_maybe_stop() stopped
+ * @ring: the ring; from its NAPI poll, or from the watchdog at link up
+ *
+ * Not once the port is going down.  Under the xmit lock: igcb_down() sets
+ * DOWN before netif_tx_disable() takes this lock, so a wake decided on a
+ * stale DOWN cannot land after the disable and let the stack transmit into
+ * rings being freed (ethtool -G/-L, XDP attach and the self-test close the
+ * port without detaching the qdisc first).
+ */
+void igcb_tx_wake(struct igcb_tx_ring *ring)
+{
+	struct netdev_queue *txq = ring->dbq.txq;
+
+	__netif_tx_lock_bh(txq);
+	if (netif_tx_queue_stopped(txq) &&
+	    !test_bit(IGCB_DOWN, &ring->adapter->state)) {
+		netif_tx_wake_queue(txq);
+		u64_stats_update_begin(&ring->db_sync);
+		ring->db.restarts++;
+		u64_stats_update_end(&ring->db_sync);
+	}
+	__netif_tx_unlock_bh(txq);
 }
 
 static void igcb_tx_count_drop(struct igcb_tx_ring *ring)
@@ -457,8 +482,14 @@ netdev_tx_t igcb_xmit(struct sk_buff *skb, struct net_device *netdev)
 	struct igcb_adapter *a = netdev_priv(netdev);
 	unsigned int q = skb_get_queue_mapping(skb);
 
-	if (unlikely(q >= a->num_queues))
-		q %= a->num_queues;
+	/* The stack keeps to real_num_tx_queues (== num_queues); a ring past
+	 * them is not this xmit lock's to write.
+	 */
+	if (unlikely(q >= a->num_queues)) {
+		dev_core_stats_tx_dropped_inc(netdev);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
 	/* With TCTL.PSP the hardware pads to 64 but needs 17 bytes. */
 	if (skb_put_padto(skb, 17)) {
 		igcb_tx_count_drop(&a->qv[q]->tx);
@@ -531,13 +562,8 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 		     igcb_tx_unused(ring) >= IGCB_TX_WAKE)) {
 		/* Pairs with igcb_tx_maybe_stop(). */
 		smp_mb();
-		if (netif_tx_queue_stopped(ring->dbq.txq) &&
-		    !test_bit(IGCB_DOWN, &a->state)) {
-			netif_tx_wake_queue(ring->dbq.txq);
-			u64_stats_update_begin(&ring->clean_sync);
-			ring->cs.restarts++;
-			u64_stats_update_end(&ring->clean_sync);
-		}
+		if (netif_tx_queue_stopped(ring->dbq.txq))
+			igcb_tx_wake(ring);
 	}
 	return budget != 0;
 }

@@ -483,6 +483,47 @@ def changes_under_traffic(t, r, cfg):
     r.mode_teardown("stack")
 
 
+def changes_while_tx_stops(t, r, cfg):
+    """Ring and channel changes on port B while its TX queues keep
+    filling, stopping and waking (64 descriptors, offered more than the
+    guest forwards): a wake after a completion must never undo the
+    close's netif_tx_disable(), or the stack transmits into rings being
+    freed."""
+    A, B = r.ifa, r.ifb
+    r.mode_setup("stack")
+    r.g("ethtool -G %s tx 64\n" % B)
+
+    def restarts():
+        return sum(v for k, v in r.ethtool_stats()["B"].items()
+                   if re.match(r"tx_q\d+_restarts$", k))
+
+    s0 = restarts()
+    gen = r.gen_background(150000, 150000 * 16)
+    time.sleep(3)
+    woke = restarts() - s0
+    steps = ["ethtool -L %s combined 1", "ethtool -G %s tx 128",
+             "ethtool -L %s combined 2", "ethtool -G %s tx 64"] * 3
+    outs, okall = [], True
+    for s in steps:
+        rc, out = r.g("%s 2>&1; echo \"@@RC $?\"\n" % (s % B),
+                      check=False, timeout=120)
+        okall &= "@@RC 0" in out
+        outs.append("%s -> %s" % (s % B, out.strip().replace("\n", " | ")))
+    gen.wait(timeout=120)
+    r.g("ethtool -G %s tx 4096; carrier %s 1 30\n" % (B, B), check=False)
+    t.check("port B's 64-descriptor TX queues stop and wake under a "
+            "saturating load (%d wakes in 3 s)" % woke, woke > 0)
+    t.check("12 ethtool -G/-L changes on port B while its TX queues stop "
+            "and wake: every change accepted", okall and
+            gen.returncode in (0, 1), "\n".join(outs))
+    time.sleep(1)
+    row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
+    t.check("after them: stack forwarding lossless and in order, no no-op "
+            "tail write", lossless(row, LOW_COUNT) and noop_writes(row) == 0,
+            ev(row))
+    r.mode_teardown("stack")
+
+
 def rmmod_under_traffic(t, r, cfg):
     free0 = free_pages(r)
     r.load(cfg)
@@ -566,6 +607,7 @@ def router_boot(short, a, t):
         latency(t, r, batched)
         bad_ethtool(t, r)
         changes_under_traffic(t, r, batched)
+        changes_while_tx_stops(t, r, batched)
         rmmod_under_traffic(t, r, batched)
         health(t, r, "router")
     return ra.out
