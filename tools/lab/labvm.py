@@ -376,6 +376,19 @@ def test_args(description):
     return ap
 
 
+def one_boot_test(ap, checks):
+    """main() of a lab test with one boot per kernel: adds --keep and
+    --smp to AP (from test_args()), parses it and runs CHECKS(t, short, a,
+    qemu) per kernel, which returns its run directory.  Exit status."""
+    ap.add_argument("--keep", help="keep each kernel's run directory in "
+                    "DIR/<kernel>")
+    ap.add_argument("--smp", type=int, default=2)
+    a = ap.parse_args()
+    qemu = qemu_binary(a.qemu)
+    return run_per_kernel(a, lambda t, short: [
+        t.boot_retrying(lambda: checks(t, short, a, qemu))])
+
+
 class Tap:
     """TAP lines of one kernel's checks, numbered across kernels (the
     class counts for the whole run).  check() prints "ok N KVER: NAME" or
@@ -484,12 +497,23 @@ def tcg_text_poke_fault(run_dir):
     return bool(m) and not re.search(r"igc_batch|dbbatch", m.group(1))
 
 
-def run_per_kernel(a, run_kernel):
-    """A lab test's main loop: TAP header, RUN_KERNEL(short) for each
-    --kernel (default both), plan and totals; the exit status."""
+def run_dir(keep, short, prefix):
+    """A boot's run directory: KEEP/SHORT when the test keeps them in
+    KEEP, else a new temporary one."""
+    return (os.path.join(keep, short) if isinstance(keep, str) else
+            tempfile.mkdtemp(prefix=prefix))
+
+
+def run_per_kernel(a, boots):
+    """A lab test's main loop: TAP header; for each --kernel (default
+    both) a Tap T and BOOTS(T, short), which runs that kernel's boots and
+    returns their run directories (removed unless a.keep or a failure);
+    then the plan and totals.  Returns the exit status."""
     print("TAP version 13", flush=True)
     for short in a.kernel or ["6.1", "6.12"]:
-        run_kernel(short)
+        t = Tap(kernel_release(short))
+        start = time.time()
+        t.done(start, boots(t, short), a.keep)
     return Tap.finish()
 
 def qemu_plugin_header():

@@ -32,7 +32,6 @@ Exit 0 when every check passed.  About 60-90 s per kernel under TCG.
 import os
 import re
 import sys
-import tempfile
 import threading
 import time
 
@@ -76,18 +75,10 @@ def lossless(row):
             row["sink_sent_from"] == "marker")
 
 
-def run_kernel(short, a, qemu):
-    t = labvm.Tap(labvm.kernel_release(short))
-    start = time.time()
-    out = t.boot_retrying(lambda: checks(t, short, a, qemu))
-    t.done(start, [out], a.keep)
-
-
 def checks(t, short, a, qemu):
     """One boot's checks into T; return its run directory."""
     kver = t.kver
-    out = (os.path.join(a.keep, short) if a.keep else
-           tempfile.mkdtemp(prefix="dbb-forwarding."))
+    out = labvm.run_dir(a.keep, short, "dbb-forwarding.")
     args = ["--kernel", short, "--rmem", str(a.rmem),
             "--flows", str(router.TEST_FLOWS),
             "--gen-args", router.TEST_GEN_ARGS, "--qemu", qemu,
@@ -227,13 +218,8 @@ def checks(t, short, a, qemu):
 
 
 def main():
-    ap = labvm.test_args(__doc__.splitlines()[0])
-    ap.add_argument("--keep", help="keep each kernel's run directory in "
-                    "DIR/<kernel>")
-    ap.add_argument("--smp", type=int, default=2)
-    a = ap.parse_args()
-    qemu = labvm.qemu_binary(a.qemu)
-    return labvm.run_per_kernel(a, lambda short: run_kernel(short, a, qemu))
+    return labvm.one_boot_test(labvm.test_args(__doc__.splitlines()[0]),
+                               checks)
 
 
 if __name__ == "__main__":

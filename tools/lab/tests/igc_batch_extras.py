@@ -45,7 +45,6 @@ Exit 0 when every check passed.
 import os
 import re
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -181,18 +180,10 @@ echo "@@ADV $(ethtool $B | sed -n '/Advertised link modes:/,/Advertised pause/p'
     return st
 
 
-def run_kernel(short, a, qemu):
-    t = labvm.Tap(labvm.kernel_release(short))
-    start = time.time()
-    out = t.boot_retrying(lambda: checks(t, short, a, qemu))
-    t.done(start, [out], a.keep)
-
-
 def checks(t, short, a, qemu):
     """One boot's checks into T; return its run directory."""
     kver = t.kver
-    out = (os.path.join(a.keep, short) if a.keep else
-           tempfile.mkdtemp(prefix="dbb-extras."))
+    out = labvm.run_dir(a.keep, short, "dbb-extras.")
     args = ["--kernel", short, "--driver", "igc_batch", "--rmem",
             str(a.rmem), "--flows", str(router.TEST_FLOWS),
             "--gen-args", router.TEST_GEN_ARGS,
@@ -522,12 +513,7 @@ def main():
                     help="our *.ko for 6.1 (default: built)")
     ap.add_argument("--modules-6.12", dest="modules_6_12",
                     help="our *.ko for 6.12 (default: built)")
-    ap.add_argument("--keep", help="keep each kernel's run directory in "
-                    "DIR/<kernel>")
-    ap.add_argument("--smp", type=int, default=2)
-    a = ap.parse_args()
-    qemu = labvm.qemu_binary(a.qemu)
-    return labvm.run_per_kernel(a, lambda short: run_kernel(short, a, qemu))
+    return labvm.one_boot_test(ap, checks)
 
 
 if __name__ == "__main__":

@@ -726,9 +726,7 @@ def main():
     a.qemu = labvm.qemu_binary(a.qemu)
     modules = a.modules
 
-    def run_kernel(short):
-        t = labvm.Tap(labvm.kernel_release(short))
-        start = time.time()
+    def boots(t, short):
         # build once per kernel, for both boots
         a.modules = modules or os.path.dirname(router.our_modules(
             router.parse_args(["--kernel", short]), POLICIES)[0])
@@ -737,9 +735,9 @@ def main():
             dirs.append(t.boot_retrying(lambda: router_boot(short, a, t)))
         if a.only in (None, "tcp"):
             dirs.append(t.boot_retrying(lambda: tcp_endpoint(short, a, t)))
-        t.done(start, dirs, a.keep)
+        return dirs
 
-    return labvm.run_per_kernel(a, run_kernel)
+    return labvm.run_per_kernel(a, boots)
 
 
 if __name__ == "__main__":
