@@ -102,6 +102,9 @@ count_tap "$logs/traffic.log" traffic
 [ "$traffic_rc" -eq 0 ] || grep -q '^not ok' "$logs/traffic.log" ||
 	result fail "traffic: build or run ($logs/traffic.log)"
 
+echo "== lab harness (host)"
+tap_run labvm "lab harness" python3 tools/lab/tests/test_labvm.py
+
 echo "== checkpatch --strict"
 checkpatch=$CACHE/src/linux-source-6.1/scripts/checkpatch.pl
 while read -r f; do

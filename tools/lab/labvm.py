@@ -493,8 +493,11 @@ def tcg_text_poke_fault(run_dir):
             con = f.read()
     except (OSError, TypeError):
         return False
-    m = re.search(r"Oops: int3.*?RIP: (\S+)", con, re.S)
-    return bool(m) and not re.search(r"igc_batch|dbbatch", m.group(1))
+    m = re.search(r"Oops: int3.*?RIP: (.*)", con, re.S)
+    # "RIP: 0010:igcb_tx_clean+0x42/0x300 [igc_batch]" is ours
+    return bool(m) and not re.search(
+        r"\[(igc_batch|dbbatch|test_dbbatch)\]|\b(igcb|dbbatch|dbb)_",
+        m.group(1).splitlines()[0])
 
 
 def run_dir(keep, short, prefix):

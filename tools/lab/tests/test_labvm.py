@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""test_labvm.py: unit tests of the lab harness's retry of a boot that
+died of QEMU TCG's int3 text-patching fault (labvm.Tap.boot_retrying):
+such a boot runs once more and only its second run counts; a fault in
+our modules, any other failure, or a second fault count as failures.
+
+Host only, no guest: prints TAP.  Exit 0 when every case passed.
+"""
+
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import labvm  # noqa: E402
+
+INT3_CORE = """[  41.1] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[  41.1] CPU: 1 PID: 0 Comm: swapper/1 Not tainted 6.12.117+deb12-amd64
+[  41.1] RIP: 0010:ttwu_do_activate+0x5a/0x1c0
+"""
+INT3_OURS = INT3_CORE.replace("ttwu_do_activate+0x5a/0x1c0",
+                              "igcb_tx_clean+0x42/0x300 [igc_batch]")
+
+
+class FakeBoot:
+    """A boot whose Nth run writes CONSOLES[N] as its console log and
+    makes one check, failed when the console has an Oops."""
+
+    def __init__(self, t, consoles):
+        self.t, self.consoles, self.runs, self.dirs = t, consoles, 0, []
+
+    def __call__(self):
+        d = tempfile.mkdtemp(prefix="dbb-test-labvm.")
+        self.dirs.append(d)
+        con = self.consoles[self.runs]
+        self.runs += 1
+        with open(os.path.join(d, "console.log"), "w") as f:
+            f.write(con)
+        self.t.check("run %d" % self.runs, "Oops" not in con)
+        return d
+
+
+def run(consoles):
+    """Run a fake boot through boot_retrying() in a Tap of its own; return
+    (runs, checks counted, failed, TAP text)."""
+    saved = (labvm.Tap.n, labvm.Tap.failed)
+    labvm.Tap.n = labvm.Tap.failed = 0
+    t = labvm.Tap("fake")
+    boot = FakeBoot(t, consoles)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        t.boot_retrying(boot)
+    for d in boot.dirs:
+        shutil.rmtree(d, ignore_errors=True)
+    res = (boot.runs, t.mine, t.my_failed, out.getvalue())
+    labvm.Tap.n, labvm.Tap.failed = saved
+    return res
+
+
+def main():
+    cases = [
+        ("a clean boot runs once and counts",
+         ["ok\n"], lambda r: r[:3] == (1, 1, 0)),
+        ("an int3 Oops outside our modules: run again, only the second run "
+         "counts", [INT3_CORE, "ok\n"],
+         lambda r: r[:3] == (2, 1, 0) and "boot run again" in r[3] and
+         "run 1" not in r[3] and "ok 1 fake: run 2" in r[3]),
+        ("an int3 Oops in igc_batch is ours: no second run, it fails",
+         [INT3_OURS, "ok\n"], lambda r: r[:3] == (1, 1, 1)),
+        ("a failure without the int3 Oops: no second run, it fails",
+         ["[ 3.0] BUG: kernel NULL pointer dereference\nOops: 0002\n",
+          "ok\n"], lambda r: r[:3] == (1, 1, 1)),
+        ("the fault twice: the second run's failure counts",
+         [INT3_CORE, INT3_CORE], lambda r: r[:3] == (2, 1, 1)),
+    ]
+    print("TAP version 13")
+    failed = 0
+    for i, (name, consoles, ok) in enumerate(cases, 1):
+        r = run(consoles)
+        good = ok(r)
+        failed += not good
+        print("%s %d labvm: %s" % ("ok" if good else "not ok", i, name))
+        if not good:
+            print("#   runs %d, checks %d, failed %d; TAP: %r" % r)
+    print("1..%d" % len(cases))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
