@@ -434,7 +434,7 @@ void igcb_tx_ring_drop_all(struct igcb_tx_ring *ring);
 void igcb_tx_setup_tctl(struct igcb_adapter *a);
 netdev_tx_t igcb_xmit(struct sk_buff *skb, struct net_device *netdev);
 bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget);
-void igcb_tx_wake(struct igcb_tx_ring *ring);
+void igcb_tx_wake_all(struct igcb_adapter *a);
 netdev_features_t igcb_features_check(struct sk_buff *skb,
 				      struct net_device *netdev,
 				      netdev_features_t features);

@@ -475,7 +475,7 @@ static int igcb_change_mtu(struct net_device *netdev, int new_mtu)
 			   new_mtu, IGCB_XDP_MAX_MTU);
 		return -EINVAL;
 	}
-	netdev->mtu = new_mtu;
+	WRITE_ONCE(netdev->mtu, new_mtu);
 	a->max_frame = new_mtu + IGCB_FRAME_OVERHEAD;
 	/* Not running, or left down by a failed reopen or a PCI error: the
 	 * next igcb_up() programs it.
@@ -523,7 +523,8 @@ static int igcb_set_features(struct net_device *netdev,
 	if (!(changed & NETIF_F_RXALL))
 		return 0;
 	netdev->features = features;
-	if (netif_running(netdev))
+	/* Not on a port left down: RCTL.EN would receive into no ring. */
+	if (netif_running(netdev) && !test_bit(IGCB_DOWN, &a->state))
 		igcb_rx_setup_rctl(a);
 	return 1;	/* features already updated */
 }
@@ -616,13 +617,7 @@ static void igcb_watchdog_task(struct work_struct *work)
 			    a->link_duplex == DUPLEX_FULL ? "Full" : "Half",
 			    igcb_fc_name(hw->fc_current));
 		netif_carrier_on(netdev);
-		/* The cleaner wakes a full queue only with the carrier on: one
-		 * that filled while it was off (just after igcb_up()) and has
-		 * nothing left to complete would stay stopped until the TX
-		 * timeout.
-		 */
-		for (i = 0; i < a->num_queues; i++)
-			igcb_tx_wake(&a->qv[i]->tx);
+		igcb_tx_wake_all(a);
 	} else if (!link && netif_carrier_ok(netdev)) {
 		a->link_speed = 0;
 		a->link_duplex = 0;
@@ -914,13 +909,14 @@ static int igcb_resume(struct device *dev)
 	err = igcb_hw_gone(&a->hw) ? -ENODEV : 0;
 	if (!err && netif_running(netdev))
 		err = igcb_open(netdev);
-	netif_device_attach(netdev);
 	if (err) {
 		netdev_err(netdev, "cannot restart after resume (%d): port closed; bring it up again with ip link set %s up\n",
 			   err, netdev->name);
+		/* Closed first: attaching a running port wakes its queues. */
 		if (netif_running(netdev))
 			dev_close(netdev);
 	}
+	netif_device_attach(netdev);
 	rtnl_unlock();
 	return 0;
 }

@@ -399,29 +399,47 @@ static int igcb_tx_maybe_stop(struct igcb_tx_ring *ring, unsigned int need)
 	return 0;
 }
 
-/**
- * igcb_tx_wake - wake a queue igcb_tx_maybe_stop() stopped
- * @ring: the ring; from its NAPI poll, or from the watchdog at link up
- *
- * Not once the port is going down.  Under the xmit lock: igcb_down() sets
- * DOWN before netif_tx_disable() takes this lock, so a wake decided on a
- * stale DOWN cannot land after the disable and let the stack transmit into
- * rings being freed (ethtool -G/-L, XDP attach and the self-test close the
- * port without detaching the qdisc first).
+/* Wake a queue igcb_tx_maybe_stop() stopped once it has room, with the
+ * carrier on, and not once the port is going down.  Decided under the xmit
+ * lock: igcb_down() sets DOWN before netif_tx_disable() takes this lock,
+ * so a wake cannot undo the disable and let the stack transmit into rings
+ * being freed (ethtool -G/-L, XDP attach and the self-test close the port
+ * without detaching the qdisc first); and the cleaner (room) and the
+ * watchdog (carrier) cannot both miss the other's change.  BH off: the
+ * ring's NAPI poll, netpoll (IRQs off too), or igcb_tx_wake_all().
  */
-void igcb_tx_wake(struct igcb_tx_ring *ring)
+static void igcb_tx_wake(struct igcb_tx_ring *ring)
 {
 	struct netdev_queue *txq = ring->dbq.txq;
 
-	__netif_tx_lock_bh(txq);
-	if (netif_tx_queue_stopped(txq) &&
+	__netif_tx_lock(txq, smp_processor_id());
+	if (netif_tx_queue_stopped(txq) && netif_carrier_ok(ring->netdev) &&
+	    igcb_tx_unused(ring) >= IGCB_TX_WAKE &&
 	    !test_bit(IGCB_DOWN, &ring->adapter->state)) {
 		netif_tx_wake_queue(txq);
 		u64_stats_update_begin(&ring->db_sync);
 		ring->db.restarts++;
 		u64_stats_update_end(&ring->db_sync);
 	}
-	__netif_tx_unlock_bh(txq);
+	__netif_tx_unlock(txq);
+}
+
+/**
+ * igcb_tx_wake_all - wake the queues that filled while the carrier was off
+ * @a: the port; from the watchdog, just after it turned the carrier on
+ *
+ * The cleaner wakes a full queue only with the carrier on: one that filled
+ * just after igcb_up(), before the link was seen, and has nothing left to
+ * complete would otherwise stay stopped until the transmit timeout.
+ */
+void igcb_tx_wake_all(struct igcb_adapter *a)
+{
+	unsigned int i;
+
+	local_bh_disable();
+	for (i = 0; i < a->num_queues; i++)
+		igcb_tx_wake(&a->qv[i]->tx);
+	local_bh_enable();
 }
 
 static void igcb_tx_count_drop(struct igcb_tx_ring *ring)
@@ -482,8 +500,8 @@ netdev_tx_t igcb_xmit(struct sk_buff *skb, struct net_device *netdev)
 	struct igcb_adapter *a = netdev_priv(netdev);
 	unsigned int q = skb_get_queue_mapping(skb);
 
-	/* The stack keeps to real_num_tx_queues (== num_queues); a ring past
-	 * them is not this xmit lock's to write.
+	/* The stack keeps to real_num_tx_queues, num_queues on a running
+	 * port; a ring past them is not this xmit lock's to write.
 	 */
 	if (unlikely(q >= a->num_queues)) {
 		dev_core_stats_tx_dropped_inc(netdev);
@@ -558,13 +576,12 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 	qv->itr_pkts += pkts;
 	qv->itr_bytes += bytes;
 
-	if (unlikely(netif_carrier_ok(ring->netdev) &&
-		     igcb_tx_unused(ring) >= IGCB_TX_WAKE)) {
-		/* Pairs with igcb_tx_maybe_stop(). */
-		smp_mb();
-		if (netif_tx_queue_stopped(ring->dbq.txq))
-			igcb_tx_wake(ring);
-	}
+	/* next_to_clean before the stopped test: pairs with
+	 * igcb_tx_maybe_stop() (BQL's barrier above is not always built in).
+	 */
+	smp_mb();
+	if (unlikely(netif_tx_queue_stopped(ring->dbq.txq)))
+		igcb_tx_wake(ring);
 	return budget != 0;
 }
 
