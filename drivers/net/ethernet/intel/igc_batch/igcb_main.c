@@ -278,7 +278,11 @@ static void igcb_up(struct igcb_adapter *a)
 	igcb_irq_configure(a);
 	igcb_rd32(&a->hw, IGCB_ICR);	/* drop stale causes */
 	igcb_irq_enable(a);
-	netif_tx_start_all_queues(a->netdev);
+	/* Woken, not just started: what the qdisc queued while the port was
+	 * down (ethtool -G/-L, a reset) goes out now, not with the next
+	 * packet, which on a router may be seconds away.
+	 */
+	netif_tx_wake_all_queues(a->netdev);
 
 	/* The watchdog reads the link and turns the carrier on. */
 	a->hw.link_check = true;
