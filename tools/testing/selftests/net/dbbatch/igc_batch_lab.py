@@ -63,6 +63,7 @@ import labvm  # noqa: E402
 import router  # noqa: E402
 
 LOW_RATE, LOW_COUNT = 2000, 8000
+LAT_PAIRS = 5
 # Guest CPU busy (both vCPUs) that counts as saturated when QEMU's input,
 # not the guest, dropped the excess (seen on a quiet host: 93 %).
 SAT_BUSY_PCT = 85
@@ -378,26 +379,29 @@ def policy_saturated(t, r, cfg, report):
 
 
 def latency(t, r, cfg):
-    """Interleaved 1,000 pps runs with the private flag off and on."""
+    """Interleaved 1,000 pps runs with the private flag off and on, judged
+    pair by pair: the host's load drifts over a boot (p50s of one setting
+    range 150-260 us under TCG), much less within a pair."""
     name = cfg.name()
     r.mode_setup("stack")
     res = {"off": [], "on": []}
     rows = {"off": [], "on": []}
-    for flag in ("off", "on", "off", "on", "off", "on"):
+    for flag in ("off", "on") * LAT_PAIRS:
         r.g("ethtool --set-priv-flags %s tx_db_batched %s && ethtool "
             "--set-priv-flags %s tx_db_batched %s\n"
             % (r.ifa, flag, r.ifb, flag))
         row = r.step(cfg, "stack", 1000, 2000)
         res[flag].append(row["lat_p50_us"])
         rows[flag].append(row)
-    off, on = statistics.median(res["off"]), statistics.median(res["on"])
+    off = statistics.median(res["off"])
+    added = statistics.median(b - a for a, b in zip(res["off"], res["on"]))
     tdt_on = [x["tdt_per_fwd"] or 0 for x in rows["on"]]
     lost = sum(x["lost"] for x in rows["off"] + rows["on"])
     t.check("%s: low-rate latency (1,000 pps, one packet at a time, "
-            "batching toggled at runtime, 3 interleaved runs each): median "
-            "p50 batched %.0f us vs off %.0f us, no added delay (within "
-            "20 %% + 30 us), no loss" % (name, on, off),
-            on <= off * 1.2 + 30 and lost == 0,
+            "batching toggled at runtime, %d interleaved pairs): median "
+            "p50 added by batching %.0f us (off: %.0f us), no added delay "
+            "(within 20 %% + 30 us), no loss" % (name, LAT_PAIRS, added, off),
+            added <= off * 0.2 + 30 and lost == 0,
             "p50 us off %s on %s; p99 us off %s on %s"
             % (res["off"], res["on"],
                [x["lat_p99_us"] for x in rows["off"]],
