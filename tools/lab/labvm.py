@@ -519,6 +519,7 @@ def run_per_kernel(a, boots):
         t.done(start, boots(t, short), a.keep)
     return Tap.finish()
 
+
 def qemu_plugin_header():
     """qemu-plugin.h of the QEMU 7.2 tree build.sh keeps in the cache."""
     for p in (os.path.join(CACHE, "qemu/work/src/include/qemu/qemu-plugin.h"),

@@ -521,11 +521,8 @@ echo "@@B"; ethtool -S %s
             time.sleep(0.02)
         q0 = self.qdisc()
         m0 = self.measure()
-        gen_cmd = [self.gen, "--to", "127.0.0.1:%d" % self.pa_in,
-                   "--dst-mac", MAC_A, "--json", "--quiet",
-                   "--flows", str(flows or a.flows),
-                   "--size", str(size or a.size),
-                   "--step-gap-ms", str(a.step_gap_ms)]
+        gen_cmd = self.gen_cmd(flows or a.flows, size or a.size) + [
+            "--json", "--step-gap-ms", str(a.step_gap_ms)]
         if len(set(counts)) == 1:
             gen_cmd += ["--count", str(counts[0])]
         else:
@@ -576,15 +573,20 @@ echo "@@B"; ethtool -S %s
             "m0": m0, "m1": m1, "gen_secs": gen_secs,
             "stray_frames": self.stray.frames - stray0}
 
+    def gen_cmd(self, flows, size):
+        """dbb-gen into port A: the part of its command line every run
+        shares (the caller adds the steps and --gen-args)."""
+        return [self.gen, "--to", "127.0.0.1:%d" % self.pa_in, "--dst-mac",
+                MAC_A, "--quiet", "--flows", str(flows), "--size", str(size)]
+
     def gen_background(self, rate_pps, count):
         """dbb-gen into port A with no sink and no model reads: traffic
         while the guest shell does something else (port B may be going
         away).  Returns the Popen; the caller waits."""
         a = self.a
         return subprocess.Popen(
-            [self.gen, "--to", "127.0.0.1:%d" % self.pa_in, "--dst-mac",
-             MAC_A, "--quiet", "--flows", str(a.flows), "--size",
-             str(a.size), "--steps", str(rate_pps), "--count", str(count)] +
+            self.gen_cmd(a.flows, a.size) + [
+                "--steps", str(rate_pps), "--count", str(count)] +
             shlex.split(a.gen_args), stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
 

@@ -110,6 +110,12 @@ class ExtrasRouter(router.Router):
         return rc, words
 
 
+def all_on_queue0(row):
+    """Every frame of the step (and dbb-gen's markers) came in on port A's
+    RX queue 0."""
+    want = COUNT + router.GEN_MARKERS
+    return row["a_rx_q"][0] == want and sum(row["a_rx_q"]) == want
+
 
 def reg(words, name, q=None):
     if q is None:
@@ -304,8 +310,7 @@ carrier $A 1 30 && carrier $B 1 30
         t.check("before suspend (MTU %d, RSS all on queue 0, B "
                 "tx_db_batched off, B at 1000): stack forwarding, no loss, "
                 "RX on queue 0 only" % MTU,
-                rc == 0 and lossless(row) and row["a_rx_q"][0] == COUNT +
-                router.GEN_MARKERS and sum(row["a_rx_q"]) == COUNT + router.GEN_MARKERS,
+                rc == 0 and lossless(row) and all_on_queue0(row),
                 ev_row(row) + "\n" + o)
         ok, o = suspend(r, "devices")
         t.check("pm_test=devices, echo freeze >/sys/power/state: suspend "
@@ -335,9 +340,8 @@ carrier $A 1 30 && carrier $B 1 30
                                else wb))
         row = step(r, cfg, "stack")
         t.check("after resume: stack forwarding with no loss, RSS still "
-                "puts every flow on queue 0", lossless(row) and
-                row["a_rx_q"][0] == COUNT + router.GEN_MARKERS and
-                sum(row["a_rx_q"]) == COUNT + router.GEN_MARKERS, ev_row(row))
+                "puts every flow on queue 0",
+                lossless(row) and all_on_queue0(row), ev_row(row))
         r.mode_teardown("stack")
         # back to the defaults for the rest
         r.g("ethtool -X %s default; ethtool --set-priv-flags %s "

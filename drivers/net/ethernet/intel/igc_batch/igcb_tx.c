@@ -379,6 +379,14 @@ static unsigned int igcb_tx_desc_count(const struct sk_buff *skb)
 	return n;
 }
 
+/* Under the queue's xmit lock, like every db counter. */
+static void igcb_tx_count_restart(struct igcb_tx_ring *ring)
+{
+	u64_stats_update_begin(&ring->db_sync);
+	ring->db.restarts++;
+	u64_stats_update_end(&ring->db_sync);
+}
+
 /* Stop the queue when fewer than @need slots are free.  The barrier pairs
  * with the one in igcb_tx_clean(): either the cleaner sees the stopped
  * queue, or we see the room it made.
@@ -393,9 +401,7 @@ static int igcb_tx_maybe_stop(struct igcb_tx_ring *ring, unsigned int need)
 	if (likely(igcb_tx_unused(ring) < need))
 		return -EBUSY;
 	netif_tx_start_queue(ring->dbq.txq);
-	u64_stats_update_begin(&ring->db_sync);
-	ring->db.restarts++;
-	u64_stats_update_end(&ring->db_sync);
+	igcb_tx_count_restart(ring);
 	return 0;
 }
 
@@ -417,9 +423,7 @@ static void igcb_tx_wake(struct igcb_tx_ring *ring)
 	    igcb_tx_unused(ring) >= IGCB_TX_WAKE &&
 	    !test_bit(IGCB_DOWN, &ring->adapter->state)) {
 		netif_tx_wake_queue(txq);
-		u64_stats_update_begin(&ring->db_sync);
-		ring->db.restarts++;
-		u64_stats_update_end(&ring->db_sync);
+		igcb_tx_count_restart(ring);
 	}
 	__netif_tx_unlock(txq);
 }
