@@ -114,6 +114,18 @@ static struct dbbatch_frame *frame_of(const struct dbbatch *b)
 			  NULL;
 }
 
+/* Does the frame behind @b hold @q? */
+static bool holds(const struct dbbatch *b, const struct fake_q *q)
+{
+	const struct dbbatch_frame *f = frame_of(b);
+	unsigned int i;
+
+	for (i = 0; f && i < f->nheld; i++)
+		if (f->held[i] == &q->dq)
+			return true;
+	return false;
+}
+
 static void stats_delta(struct dbbatch_stats *d)
 {
 	struct dbbatch_stats now;
@@ -136,7 +148,7 @@ static void check_all_published(void)
 	for_each_possible_cpu(cpu)
 		CHECK(!per_cpu(dbbatch_pcpu, cpu).depth);
 	for (i = 0; i < NQ; i++) {
-		CHECK(!fq[i].dq.holder);
+		CHECK(!fq[i].dq.holders);
 		CHECK(fq[i].written == fq[i].next);
 		CHECK(fq[i].empty_writes == 0);
 		CHECK(fq[i].unlocked_flushes == 0);
@@ -154,7 +166,7 @@ static void test_defer_then_flush_once(void)
 	for (i = 1; i <= 5; i++)
 		fake_xmit(&fq[0], i);
 	CHECK(fq[0].tail_writes == 0);
-	CHECK(fq[0].dq.holder == frame_of(&b));
+	CHECK(holds(&b, &fq[0]) && fq[0].dq.holders == 1);
 	dbbatch_close(&b);
 	local_bh_enable();
 
@@ -220,7 +232,7 @@ static void test_threshold_one_eighth(void)
 	CHECK(fq[0].tail_writes == 0);
 	fake_xmit(&fq[1], RING / 8 + 1);	/* above: ring now */
 	CHECK(fq[1].tail_writes == 1);
-	CHECK(!fq[1].dq.holder);
+	CHECK(!fq[1].dq.holders);
 	dbbatch_close(&b);
 	local_bh_enable();
 
@@ -264,8 +276,8 @@ static void test_nested_batches(void)
 	dbbatch_open(&inner);
 	fake_xmit(&fq[1], 1);
 	fake_xmit(&fq[0], 2);		/* still the outer batch's */
-	CHECK(fq[0].dq.holder == frame_of(&outer));
-	CHECK(fq[1].dq.holder == frame_of(&inner));
+	CHECK(holds(&outer, &fq[0]) && !holds(&inner, &fq[0]));
+	CHECK(holds(&inner, &fq[1]) && !holds(&outer, &fq[1]));
 	dbbatch_close(&inner);
 	CHECK(fq[1].tail_writes == 1);
 	CHECK(fq[0].tail_writes == 0);
@@ -339,7 +351,7 @@ static void test_hardirq_refused(void)
 	CHECK(p.in_hardirq);
 	CHECK(p.verdict == DBB_RING_NO_BATCH);
 	CHECK(!p.b.depth);
-	CHECK(!fq[1].dq.holder);
+	CHECK(!fq[1].dq.holders);
 	dbbatch_close(&b);
 	local_bh_enable();
 	stats_delta(&d);
@@ -356,13 +368,138 @@ static void test_other_owner_refused(void)
 	frame_of(&b)->owner = &init_task;	/* as if another task's poll */
 	fake_xmit(&fq[0], 1);
 	CHECK(fq[0].tail_writes == 1);
-	CHECK(!fq[0].dq.holder);
+	CHECK(!fq[0].dq.holders);
 	frame_of(&b)->owner = current;
 	fake_xmit(&fq[0], 2);
 	CHECK(fq[0].tail_writes == 1);
 	dbbatch_close(&b);
 	local_bh_enable();
 	CHECK(fq[0].tail_writes == 2);
+}
+
+/*
+ * netpoll (netconsole) transmits with IRQs off, possibly from inside a
+ * receive pass on this CPU: it must ring at once, or a crash log waits
+ * for a pass that may never end.
+ */
+static void test_irqs_off_rings_now(void)
+{
+	struct dbbatch b;
+	unsigned long flags;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(&fq[0], 1);			/* held */
+	local_irq_save(flags);
+	fake_xmit(&fq[1], 1);			/* as netpoll would */
+	local_irq_restore(flags);
+	CHECK(fq[0].tail_writes == 0);
+	CHECK(fq[1].tail_writes == 1);
+	CHECK(!holds(&b, &fq[1]));
+	dbbatch_close(&b);
+	local_bh_enable();
+	CHECK(fq[0].tail_writes == 1);
+}
+
+/* After an oops nothing is held: the crash log goes out as it is sent. */
+static void test_oops_in_progress_rings_now(void)
+{
+	struct dbbatch b;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	oops_in_progress++;
+	fake_xmit(&fq[2], 1);
+	oops_in_progress--;
+	CHECK(fq[2].tail_writes == 1);
+	CHECK(!holds(&b, &fq[2]));
+	dbbatch_close(&b);
+	local_bh_enable();
+}
+
+/*
+ * A close with a handle from another CPU (BH was enabled and the task
+ * migrated) touches no frame, is counted and reported; the real frame is
+ * then closed by its owner as usual.
+ */
+static void test_close_on_other_cpu_caught(void)
+{
+	struct dbbatch_stats d;
+	struct dbbatch b, moved;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(&fq[0], 1);
+	moved = b;
+	moved.cpu = b.cpu + 1;			/* as if migrated */
+	dbbatch_close(&moved);
+	CHECK(!moved.depth);
+	CHECK(this_cpu_read(dbbatch_pcpu.depth) == b.depth);
+	CHECK(fq[0].tail_writes == 0 && holds(&b, &fq[0]));
+	dbbatch_close(&b);
+	local_bh_enable();
+	CHECK(fq[0].tail_writes == 1);
+	stats_delta(&d);
+	CHECK(d.bad_calls == 1);
+	CHECK(d.left_open == 0);
+}
+
+/* A close by a task that does not own the frame leaves it to its owner. */
+static void test_close_by_other_task_caught(void)
+{
+	struct dbbatch_stats d;
+	struct dbbatch b;
+	unsigned int depth;
+
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(&fq[1], 1);
+	depth = b.depth;
+	frame_of(&b)->owner = &init_task;	/* as if another task's */
+	dbbatch_close(&b);
+	CHECK(!b.depth);
+	CHECK(fq[1].tail_writes == 0);
+	CHECK(this_cpu_read(dbbatch_pcpu.depth) == depth);
+	b.depth = depth;			/* the owner's own handle */
+	this_cpu_ptr(&dbbatch_pcpu)->frame[depth - 1].owner = current;
+	dbbatch_close(&b);
+	local_bh_enable();
+	CHECK(fq[1].tail_writes == 1);
+	stats_delta(&d);
+	CHECK(d.bad_calls == 1);
+}
+
+/* A queue of an LLTX device is refused at init and never held. */
+static void test_lltx_queue_never_holds(void)
+{
+	struct net_device *dev = alloc_etherdev_mq(0, 1);
+	struct dbbatch_stats d;
+	struct fake_q q = {};
+	struct dbbatch b;
+
+	if (!dev) {
+		CHECK(false);
+		return;
+	}
+#ifdef NETIF_F_LLTX
+	dev->features |= NETIF_F_LLTX;
+#else
+	dev->lltx = true;
+#endif
+	dbbatch_queue_init(&q.dq, netdev_get_tx_queue(dev, 0), fake_flush);
+	netdev_tx_reset_queue(q.dq.txq);
+	CHECK(q.dq.never_hold);
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(&q, 1);
+	CHECK(q.tail_writes == 1);
+	CHECK(!q.dq.holders && !holds(&b, &q));
+	dbbatch_close(&b);
+	local_bh_enable();
+	free_netdev(dev);
+	stats_delta(&d);
+	CHECK(d.bad_calls == 1);
+	CHECK(d.deferred == 0);
 }
 
 /* Opens a batch and returns without closing it: its frame must survive. */
@@ -407,7 +544,7 @@ static void test_depth_limit(void)
 	CHECK(b[DBB_MAX_DEPTH - 1].depth == DBB_MAX_DEPTH);
 	CHECK(!b[DBB_MAX_DEPTH].depth);
 	fake_xmit(&fq[0], 1);		/* the innermost open batch holds it */
-	CHECK(fq[0].dq.holder == frame_of(&b[DBB_MAX_DEPTH - 1]));
+	CHECK(holds(&b[DBB_MAX_DEPTH - 1], &fq[0]));
 	for (i = DBB_MAX_DEPTH; i >= 0; i--)
 		dbbatch_close(&b[i]);
 	local_bh_enable();
@@ -509,10 +646,12 @@ static bool two_cpus(unsigned int *a, unsigned int *b)
 }
 
 /*
- * A transmit on one CPU to a queue another CPU's batch holds does not
- * ring: the holder's flush, under the same xmit lock, publishes it too.
+ * A transmit on one CPU to a queue another CPU's batch holds is held by
+ * its own batch too, and published when that batch ends: it never waits
+ * for the rest of the other CPU's pass.  The other batch's flush later
+ * finds nothing new and does not ring.
  */
-static void test_cross_cpu_holder_rings(void)
+static void test_cross_cpu_each_holder_rings(void)
 {
 	struct remote_batch holder = { .q = &fq[0], .used = 1,
 				       .hold_ms = 2000 };
@@ -529,12 +668,15 @@ static void test_cross_cpu_holder_rings(void)
 		return;
 	}
 	wait_for_completion(&holder.holding);
-	CHECK(fq[0].dq.holder);
+	CHECK(READ_ONCE(fq[0].dq.holders) == 1);
+	CHECK(READ_ONCE(fq[0].tail_writes) == 0);
 	if (remote_batch_start(&other, b)) {
 		wait_for_completion(&other.done);
-		/* The second CPU's batch closed: still nothing rung. */
-		CHECK(fq[0].tail_writes == 0);
-		CHECK(fq[0].flushes == 0);
+		/* The second CPU's batch closed: both packets published. */
+		CHECK(READ_ONCE(fq[0].tail_writes) == 1);
+		CHECK(READ_ONCE(fq[0].written) == 2);
+		CHECK(READ_ONCE(fq[0].flushes) == 1);
+		CHECK(READ_ONCE(fq[0].dq.holders) == 1);
 	} else {
 		CHECK(false);
 	}
@@ -543,11 +685,12 @@ static void test_cross_cpu_holder_rings(void)
 
 	CHECK(fq[0].next == 2);
 	CHECK(fq[0].tail_writes == 1);
-	CHECK(fq[0].flushes == 1);
+	CHECK(fq[0].flushes == 2);
 	stats_delta(&d);
 	CHECK(d.batches == 2);
 	CHECK(d.deferred == 2);
-	CHECK(d.queues_held == 1);
+	CHECK(d.queues_held == 2);
+	CHECK(d.flushes == 2);
 	CHECK(d.flush_rings == 1);
 }
 
@@ -563,7 +706,7 @@ static void test_quiesce(void)
 	local_bh_enable();
 	netif_tx_stop_queue(fq[0].dq.txq);
 	dbbatch_queue_quiesce(&fq[0].dq);
-	CHECK(!fq[0].dq.holder);
+	CHECK(!fq[0].dq.holders);
 	CHECK(fq[0].tail_writes == 1);
 }
 
@@ -584,7 +727,7 @@ static void test_quiesce_waits_for_remote(void)
 	wait_for_completion(&holder.holding);
 	netif_tx_stop_queue(fq[1].dq.txq);
 	dbbatch_queue_quiesce(&fq[1].dq);
-	CHECK(!READ_ONCE(fq[1].dq.holder));
+	CHECK(!READ_ONCE(fq[1].dq.holders));
 	CHECK(READ_ONCE(fq[1].tail_writes) == 1);
 	wait_for_completion(&holder.done);
 }
@@ -604,7 +747,7 @@ static void test_quiesce_many(void)
 	netif_tx_stop_queue(fq[1].dq.txq);
 	netif_tx_stop_queue(fq[2].dq.txq);
 	dbbatch_queues_quiesce(qs, ARRAY_SIZE(qs));
-	CHECK(!fq[1].dq.holder && !fq[2].dq.holder);
+	CHECK(!fq[1].dq.holders && !fq[2].dq.holders);
 	CHECK(fq[1].tail_writes == 1 && fq[2].tail_writes == 1);
 }
 
@@ -622,12 +765,17 @@ static const struct {
 	{ "process_context_refused", test_process_context_refused },
 	{ "hardirq_refused", test_hardirq_refused },
 	{ "other_owner_refused", test_other_owner_refused },
+	{ "irqs_off_rings_now", test_irqs_off_rings_now },
+	{ "oops_in_progress_rings_now", test_oops_in_progress_rings_now },
+	{ "close_on_other_cpu_caught", test_close_on_other_cpu_caught },
+	{ "close_by_other_task_caught", test_close_by_other_task_caught },
+	{ "lltx_queue_never_holds", test_lltx_queue_never_holds },
 	{ "left_open_caught", test_left_open_caught },
 	{ "depth_limit", test_depth_limit },
 	{ "napi_poll_wrapper", test_napi_poll_wrapper },
 	{ "quiesce", test_quiesce },
 	{ "quiesce_many", test_quiesce_many },
-	{ "cross_cpu_holder_rings", test_cross_cpu_holder_rings },
+	{ "cross_cpu_each_holder_rings", test_cross_cpu_each_holder_rings },
 	{ "quiesce_waits_for_remote", test_quiesce_waits_for_remote },
 };
 

@@ -22,17 +22,22 @@ struct dbbatch_frame;
 
 /**
  * struct dbbatch_queue - a transmit queue's part in dbbatch
- * @txq: the queue; its xmit lock serialises @holder and the flush
+ * @txq: the queue; its xmit lock serialises @holders and the flush
  * @flush: write the tail if descriptors were queued since the last write;
  *	return true if it wrote.  Called under @txq's xmit lock, BH disabled.
- * @holder: the batch frame holding this queue's doorbell, NULL when none
+ * @holders: how many open batches hold this queue's doorbell, 0 when none.
+ *	Each flushes it at its own end, as FreeBSD's iflib counts them: a
+ *	transmit never waits for another CPU's pass to end.
+ * @never_hold: set at init on a device whose transmit takes no xmit lock
+ *	(LLTX): nothing would serialise a hold with the flush
  *
  * Embedded in the driver's transmit ring and set up with dbbatch_queue_init().
  */
 struct dbbatch_queue {
 	struct netdev_queue *txq;
 	bool (*flush)(struct dbbatch_queue *q);
-	struct dbbatch_frame *holder;
+	unsigned int holders;
+	bool never_hold;
 };
 
 /* How deep batches may nest on one CPU; an open beyond it is refused. */
@@ -56,9 +61,11 @@ struct dbbatch_frame {
 /**
  * struct dbbatch - a handle on an open batch; lives on the opener's stack
  * @depth: 1 + the index of its frame on this CPU; 0 if the open was refused
+ * @cpu: the CPU it was opened on, for dbbatch_close()'s check
  */
 struct dbbatch {
 	unsigned int depth;
+	unsigned int cpu;
 };
 
 /* Per-CPU event counters; see Documentation/networking/dbbatch.rst. */
@@ -73,6 +80,7 @@ struct dbbatch_stats {
 	unsigned long overflow_rings;
 	unsigned long refused_opens;
 	unsigned long left_open;
+	unsigned long bad_calls;
 };
 
 struct dbbatch_pcpu {

@@ -22,12 +22,39 @@ EXPORT_PER_CPU_SYMBOL_GPL(dbbatch_pcpu);
 
 #define dbb_count(field) this_cpu_inc(dbbatch_pcpu.stats.field)
 
+/* A transmit that takes no xmit lock (LLTX) has nothing to serialise a hold
+ * with the batch's flush.  6.12 moved the flag out of the features.
+ */
+static bool dbbatch_dev_lltx(const struct net_device *dev)
+{
+#ifdef NETIF_F_LLTX
+	return dev->features & NETIF_F_LLTX;
+#else
+	return dev->lltx;
+#endif
+}
+
+/**
+ * dbbatch_queue_init - set up a transmit queue's part in dbbatch
+ * @q: the queue's state, embedded in the driver's ring
+ * @txq: the stack's queue; its xmit lock must serialise every transmit
+ * @flush: the driver's tail write, see struct dbbatch_queue
+ *
+ * A queue of an LLTX device is a caller's bug: it is reported once and
+ * never holds, so its doorbells ring at once as without dbbatch.
+ */
 void dbbatch_queue_init(struct dbbatch_queue *q, struct netdev_queue *txq,
 			bool (*flush)(struct dbbatch_queue *q))
 {
 	q->txq = txq;
 	q->flush = flush;
-	q->holder = NULL;
+	q->holders = 0;
+	q->never_hold = dbbatch_dev_lltx(txq->dev);
+	if (unlikely(q->never_hold)) {
+		dbb_count(bad_calls);
+		pr_warn_once("%s: an LLTX device's queue cannot hold its doorbell (no xmit lock to order the flush); it rings every packet\n",
+			     netdev_name(txq->dev));
+	}
 }
 EXPORT_SYMBOL_GPL(dbbatch_queue_init);
 
@@ -48,7 +75,7 @@ void dbbatch_queues_quiesce(struct dbbatch_queue *const *qs, unsigned int n)
 	synchronize_net();
 	/* A ring is about to be freed under a batch: a driver bug. */
 	for (i = 0; i < n; i++)
-		WARN_ONCE(READ_ONCE(qs[i]->holder),
+		WARN_ONCE(READ_ONCE(qs[i]->holders),
 			  "dbbatch: queue still held after a grace period: was it stopped?\n");
 }
 EXPORT_SYMBOL_GPL(dbbatch_queues_quiesce);
@@ -94,6 +121,7 @@ void dbbatch_open(struct dbbatch *b)
 	f->owner = current;
 	f->nheld = 0;
 	b->depth = pc->depth;
+	b->cpu = smp_processor_id();
 	dbb_count(batches);
 }
 EXPORT_SYMBOL_GPL(dbbatch_open);
@@ -110,7 +138,8 @@ static void dbbatch_end_top(struct dbbatch_pcpu *pc)
 		bool rang;
 
 		__netif_tx_lock(q->txq, cpu);
-		q->holder = NULL;
+		if (!WARN_ON_ONCE(!q->holders))
+			q->holders--;
 		rang = q->flush(q);
 		__netif_tx_unlock(q->txq);
 		dbb_count(flushes);
@@ -127,7 +156,10 @@ static void dbbatch_end_top(struct dbbatch_pcpu *pc)
  *
  * Batches opened inside @b and still open are a caller's bug: they are
  * counted as left_open, reported, and flushed first, so that no doorbell
- * is ever left held.
+ * is ever left held.  A close on another CPU or by another task than the
+ * open (BH enabled in between) is one too: it is counted as a bad call,
+ * reported once, and touches no frame, since the frame it names is not
+ * this context's.
  */
 void dbbatch_close(struct dbbatch *b)
 {
@@ -135,10 +167,15 @@ void dbbatch_close(struct dbbatch *b)
 
 	if (!b->depth)
 		return;
-	pc = this_cpu_ptr(&dbbatch_pcpu);
-	if (unlikely(pc->depth < b->depth)) {
-		pr_err_ratelimited("%ps closed a batch already closed\n",
-				   __builtin_return_address(0));
+	/* raw_: a bad call may come with preemption on. */
+	pc = raw_cpu_ptr(&dbbatch_pcpu);
+	if (unlikely(b->cpu != raw_smp_processor_id() ||
+		     pc->depth < b->depth ||
+		     pc->frame[b->depth - 1].owner != current)) {
+		raw_cpu_inc(dbbatch_pcpu.stats.bad_calls);
+		pr_err_once("%ps closed a batch this task did not open on this CPU (opened on CPU %u, closed on CPU %u): was BH enabled in between?\n",
+			    __builtin_return_address(0), b->cpu,
+			    raw_smp_processor_id());
 		b->depth = 0;
 		return;
 	}
@@ -152,6 +189,28 @@ void dbbatch_close(struct dbbatch *b)
 	b->depth = 0;
 }
 EXPORT_SYMBOL_GPL(dbbatch_close);
+
+/* Does a batch this task opened on this CPU, among the @top innermost
+ * frames, hold @q?  At most DBB_MAX_DEPTH * DBB_MAX_HELD compares; one
+ * frame of a few queues in practice.
+ */
+static bool dbbatch_current_holds(const struct dbbatch_pcpu *pc,
+				  unsigned int top,
+				  const struct dbbatch_queue *q)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < top; i++) {
+		const struct dbbatch_frame *f = &pc->frame[i];
+
+		if (f->owner != current)
+			continue;
+		for (j = 0; j < f->nheld; j++)
+			if (f->held[j] == q)
+				return true;
+	}
+	return false;
+}
 
 /**
  * dbbatch_tx_decide - may this transmit hold @q's doorbell?
@@ -169,8 +228,13 @@ enum dbb_verdict dbbatch_tx_decide(struct dbbatch_queue *q,
 	struct dbbatch_frame *f;
 	enum dbb_verdict v;
 	unsigned int i;
+	bool held;
 
-	if (in_hardirq() || in_nmi())
+	/* IRQs off in a softirq task is netpoll (netconsole): a crash log
+	 * must leave the box now, and so must everything after an oops.
+	 */
+	if (in_hardirq() || in_nmi() || irqs_disabled() ||
+	    unlikely(oops_in_progress) || q->never_hold)
 		return DBB_RING_NO_BATCH;
 	pc = this_cpu_ptr(&dbbatch_pcpu);
 	/* The innermost batch this task opened on this CPU. */
@@ -179,15 +243,18 @@ enum dbb_verdict dbbatch_tx_decide(struct dbbatch_queue *q,
 	if (!i)
 		return DBB_RING_NO_BATCH;
 	f = &pc->frame[i - 1];
+	held = dbbatch_current_holds(pc, i, q);
 
-	/* A queue another batch holds stays with it: that batch flushes it
-	 * under this same xmit lock, after this transmit.
+	/* A queue another CPU's batch holds is held by this one as well, and
+	 * each flushes it at its end: this packet waits for this pass only.
+	 * One a batch of this pass holds (this one or one it is nested in)
+	 * stays with it.
 	 */
-	v = dbb_decide(q->holder, f->nheld, used, size);
+	v = dbb_decide(held, f->nheld, used, size);
 	switch (v) {
 	case DBB_HOLD:
-		if (!q->holder) {
-			q->holder = f;
+		if (!held) {
+			q->holders++;
 			f->held[f->nheld++] = q;
 			dbb_count(queues_held);
 		}
@@ -247,6 +314,7 @@ void dbbatch_stats_sum(struct dbbatch_stats *sum)
 		sum->overflow_rings += READ_ONCE(s->overflow_rings);
 		sum->refused_opens += READ_ONCE(s->refused_opens);
 		sum->left_open += READ_ONCE(s->left_open);
+		sum->bad_calls += READ_ONCE(s->bad_calls);
 	}
 }
 EXPORT_SYMBOL_GPL(dbbatch_stats_sum);
@@ -254,13 +322,14 @@ EXPORT_SYMBOL_GPL(dbbatch_stats_sum);
 static void dbbatch_stats_show_one(struct seq_file *m, const char *who,
 				   const struct dbbatch_stats *s)
 {
-	seq_printf(m, "%-6s %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu\n", who,
+	seq_printf(m, "%-6s %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu\n",
+		   who,
 		   s->batches, s->queues_held, s->deferred, s->flushes,
 		   s->flush_rings, s->stopped_rings,
 		   dbb_rings_saved(s->deferred, s->flush_rings,
 				   s->stopped_rings),
 		   s->busy_rings, s->overflow_rings, s->refused_opens,
-		   s->left_open);
+		   s->left_open, s->bad_calls);
 }
 
 /* One row per CPU and a total; the header names the columns. */
@@ -270,7 +339,7 @@ static int dbbatch_stats_show(struct seq_file *m, void *unused)
 	char who[16];
 	int cpu;
 
-	seq_puts(m, "cpu batches queues_held deferred flushes flush_rings stopped_rings rings_saved busy_rings overflow_rings refused_opens left_open\n");
+	seq_puts(m, "cpu batches queues_held deferred flushes flush_rings stopped_rings rings_saved busy_rings overflow_rings refused_opens left_open bad_calls\n");
 	for_each_online_cpu(cpu) {
 		struct dbbatch_stats s = per_cpu(dbbatch_pcpu, cpu).stats;
 

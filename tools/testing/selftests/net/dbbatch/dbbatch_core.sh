@@ -24,7 +24,7 @@ total_of()
 		$1 == "total" { print $c }' "$STATS"
 }
 
-ktap_header 22
+ktap_header 27
 dmesg_start=$(dmesg | wc -l)
 
 modprobe dbbatch
@@ -35,6 +35,7 @@ ktap_result $? "debugfs_stats_present"
 
 before_left=$(total_of left_open)
 before_refused=$(total_of refused_opens)
+before_bad=$(total_of bad_calls)
 
 modprobe test_dbbatch
 load=$?
@@ -51,15 +52,20 @@ while read -r line; do
 	*) ktap_result 1 "test_dbbatch.$name" ;;
 	esac
 done <<< "$cases"
-[ "$load" -eq 0 ] && [ "$n" -eq 17 ]
-ktap_result $? "test_dbbatch_loads_and_reports_17_cases" "load=$load cases=$n"
+# Every case the module's plan line announced reported a result.
+plan=$(dmesg | tail -n +"$((dmesg_start + 1))" |
+	sed -n 's/^\[[^]]*\] //; s/^1\.\.\([0-9]*\)$/\1/p' | tail -n 1)
+[ "$load" -eq 0 ] && [ "${plan:-0}" -eq 22 ] && [ "$n" -eq "$plan" ]
+ktap_result $? "test_dbbatch_loads_and_reports_all_cases" "load=$load plan=$plan cases=$n"
 
-# The module left exactly one batch open on purpose and opened three where
-# an open must be refused: the counters must say so, no more.
+# The module left exactly one batch open on purpose, opened three where an
+# open must be refused and made three bad calls (two foreign closes, an
+# LLTX queue): the counters must say so, no more.
 left=$(($(total_of left_open) - before_left))
 refused=$(($(total_of refused_opens) - before_refused))
-[ "$left" -eq 1 ] && [ "$refused" -eq 3 ]
-ktap_result $? "counters_match_test_module" "left_open=$left refused_opens=$refused"
+bad=$(($(total_of bad_calls) - before_bad))
+[ "$left" -eq 1 ] && [ "$refused" -eq 3 ] && [ "$bad" -eq 3 ]
+ktap_result $? "counters_match_test_module" "left_open=$left refused_opens=$refused bad_calls=$bad"
 
 # The per-CPU rows add up to the total in every raw column (a hold that
 # crosses CPUs makes per-CPU rings_saved meaningless, so not that one).
