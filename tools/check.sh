@@ -159,10 +159,19 @@ for k in $KERNELS; do
 	tap_run "igc_batch_lab-$k" "igc_batch lab" \
 		python3 tools/testing/selftests/net/dbbatch/igc_batch_lab.py \
 		--kernel "$k" --modules "$mods"
-	# Sleep, error recovery, hot-unplug, ethtool -d/-t, advertised speed
+	# Sleep, error recovery, hot-unplug, ethtool -d/-t, advertised
+	# speed, faults injected on the data path
 	tap_run "igc_batch_extras-$k" "igc_batch extras" \
 		python3 tools/lab/tests/igc_batch_extras.py --kernel "$k" \
 		"--modules-$k" "$mods"
+	# A crash log over netconsole from inside a batch
+	tap_run "igc_batch_netconsole-$k" "igc_batch netconsole" \
+		python3 tools/testing/selftests/net/dbbatch/igc_batch_netconsole.py \
+		--kernel "$k" --modules "$mods"
+	# Load/forward/reconfigure/flap/unload cycles and a soak, short
+	tap_run "igc_batch_endurance-$k" "igc_batch endurance" \
+		python3 tools/testing/selftests/net/dbbatch/igc_batch_endurance.py \
+		--kernel "$k" --modules "$mods"
 done
 
 echo

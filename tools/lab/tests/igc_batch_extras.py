@@ -31,6 +31,14 @@ errors).  Per kernel, in this order:
      (pcie_aer_inject_error): error_detected/slot_reset/resume run
      ("recovered" in dmesg) and traffic flows with no loss afterwards
      (SKIP when the guest's AER driver does not bind the root port);
+     then a failed reopen (ring allocation made to fail through igc_batch's
+     debugfs fault injection) closes B, and an error injected then leaves
+     it closed, with no restart on freed rings; ip link set up brings it
+     back;
+  7b. faults on the data path: a transmit whose DMA mapping fails, last of
+     a pktgen burst, publishes the packets queued before it with
+     xmit_more; a ring emptied by failed page allocations polls again and
+     forwards on once pages come back;
   8. hot-unplug of B (QMP device_del) under traffic: the port goes away,
      no warning, oops or hang, and igc_batch and dbbatch unload (page_pools
      released);
@@ -90,6 +98,8 @@ class _Cmd(list):
 
 
 class ExtrasRouter(router.Router):
+    KMODS = router.Router.KMODS + ("pktgen",)
+
     def boot(self):
         orig = labvm.qemu_cmd
         labvm.qemu_cmd = lambda *a, **k: _Cmd(orig(*a, **k))
@@ -184,6 +194,170 @@ echo "@@ADV $(ethtool $B | sed -n '/Advertised link modes:/,/Advertised pause/p'
         if m:
             st[m.group(1)] = m.group(2).strip()
     return st
+
+
+def faults(dev):
+    """Guest path of igc_batch's fault-injection directory for DEV."""
+    return ("/sys/kernel/debug/igc_batch/"
+            "$(basename $(readlink /sys/class/net/%s/device))" % dev)
+
+
+def qstat(stats, port, name, q=0):
+    return stats[port].get("%s_q%d_%s" % ("tx" if name.startswith("tx")
+                                         else "rx", q, name[3:]), -1)
+
+
+TX_BURST = 8
+
+
+def tx_drop_publishes_earlier(t, r):
+    """Defect: a dropped transmit left the packets queued before it with
+    xmit_more unpublished until the watchdog rescued them."""
+    B = r.ifb
+    s0 = r.ethtool_stats()
+    m0 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    # pktgen: one burst of TX_BURST on queue 0, xmit_more on all but the
+    # last, whose DMA mapping fails on purpose
+    rc, o = r.g("""
+B=%s D=%s N=%d
+modprobe pktgen || exit 20
+P=/proc/net/pktgen
+echo rem_device_all >$P/kpktgend_0
+echo "add_device $B" >$P/kpktgend_0 || exit 21
+for c in "count $N" "burst $N" "pkt_size 60" "queue_map_min 0" \
+	"queue_map_max 0" "dst 198.51.100.1" "dst_mac 02:00:00:00:00:01"; do
+	echo "$c" >$P/$B || exit 22
+done
+echo $((N - 1)) >$D/skip_tx_map; echo 1 >$D/fail_tx_map
+echo start >$P/pgctrl
+echo "@@INJ $(cat $D/injected) left skip $(cat $D/skip_tx_map) fail $(cat $D/fail_tx_map)"
+grep -E 'pkts-sofar|errors' $P/$B | head -n 3
+echo rem_device_all >$P/kpktgend_0
+""" % (B, faults(B), TX_BURST), check=False)
+    m1 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    # Two watchdog periods: a tail still unpublished is rescued by now.
+    time.sleep(5)
+    m2 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    s1 = r.ethtool_stats()
+    dropped = qstat(s1, "B", "tx_dropped") - qstat(s0, "B", "tx_dropped")
+    rescued = qstat(s1, "B", "tx_db_rescued") - \
+        qstat(s0, "B", "tx_db_rescued")
+    t.check("tx drop: a transmit whose DMA mapping fails, last of a "
+            "pktgen burst, publishes the packets queued before it with "
+            "xmit_more at once (no watchdog rescue)",
+            rc == 0 and "left skip 0 fail 0" in o and
+            m1 - m0 == TX_BURST - 1 and m2 == m1 and dropped == 1 and
+            rescued == 0,
+            "model B tx_frames at once %d, after 5 s %d (want %d); "
+            "ethtool B tx_q0_dropped +%d tx_q0_db_rescued +%d\n%s"
+            % (m1 - m0, m2 - m0, TX_BURST - 1, dropped, rescued, o))
+
+
+RX_STARVE_RING = 256
+RX_STARVE_FAULTS = 2000
+
+
+def rx_alloc_failure_repolls(t, r, cfg):
+    """Defect: a ring emptied by page allocation failures was refilled only
+    by the watchdog's kick, 2 s later, and only one try per kick."""
+    A = r.ifa
+    rc, o = r.g("""
+A=%s
+ethtool -X $A weight 1 0 0 0 && ethtool -G $A rx %d || exit 30
+carrier $A 1 30 && carrier %s 1 30 || exit 31
+""" % (A, RX_STARVE_RING, r.ifb), check=False)
+    r.mode_setup("stack")
+    s0 = r.ethtool_stats()
+    r.g("echo %d >%s/fail_rx_alloc\n" % (RX_STARVE_FAULTS, faults(A)),
+        check=False)
+    row = step(r, cfg, "stack")
+    time.sleep(1)
+    _, left = r.g("cat %s/fail_rx_alloc\n" % faults(A), check=False)
+    s1 = r.ethtool_stats()
+    failed = qstat(s1, "A", "rx_alloc_failed") - \
+        qstat(s0, "A", "rx_alloc_failed")
+    m = row["model"]
+    # Repolling spends the faults in a few ms: a few hundred frames may
+    # find the ring empty meanwhile; waiting for the watchdog loses most.
+    t.check("rx alloc failure: a ring emptied by %d failed page "
+            "allocations polls again until pages come back, and forwards "
+            "on (not after the watchdog's kick)" % RX_STARVE_FAULTS,
+            rc == 0 and left.strip() == "0" and
+            failed == RX_STARVE_FAULTS and m["A_rx_dropped"] < COUNT // 8
+            and row["forwarded"] >= COUNT - COUNT // 8,
+            "faults left %s, rx_q0_alloc_failed +%d; %s\n%s"
+            % (left.strip(), failed, ev_row(row), o))
+    row = step(r, cfg, "stack")
+    t.check("rx alloc failure: after the faults, stack forwarding with no "
+            "loss", lossless(row), ev_row(row))
+    r.mode_teardown("stack")
+    r.g("ethtool -X %s default; ethtool -G %s rx %d; carrier %s 1 30\n"
+        % (A, A, RINGS, A), check=False)
+
+
+def inject_aer(r):
+    """Inject an uncorrectable error on nicB and wait
+    for igc_batch's recovery; (recoveries, AER messages seen, evidence)."""
+    _, d0 = r.g("dmesg | grep -c 'recovered from a PCI error' || "
+                "true\n", check=False)
+    try:
+        hmp = r.hmp("pcie_aer_inject_error nicB POISON_TLP")
+    except RuntimeError as e:
+        hmp = "error: %s" % e
+    rc, o = r.g("""
+i=0; while [ $i -lt 100 ]; do
+	[ "$(dmesg | grep -c 'recovered from a PCI error' || true)" -gt %d ] && break
+	sleep 0.1; i=$((i + 1)); done
+dmesg | grep -iE 'aer|igc_batch.*(PCI error|recovered)|pcieport|BUG|Oops' | tail -n 12
+echo "@@REC $(dmesg | grep -c 'recovered from a PCI error' || true)"
+echo "@@AERMSG $(dmesg | grep -cE 'AER: .*(error|Error)' || true)"
+ep=/sys/bus/pci/devices/0000:01:00.0/config rp=/sys/bus/pci/devices/0000:00:06.0/config
+echo "endpoint DEVCTL $(od -An -tx2 -j$((0xa8)) -N2 $ep) UNCOR_STATUS $(od -An -tx4 -j$((0x104)) -N4 $ep)"
+echo "root port BRCTL $(od -An -tx2 -j62 -N2 $rp) ROOT_STATUS $(od -An -tx4 -j$((0x100 + 0x30)) -N4 $rp)"
+""" % int(d0.split()[-1]), timeout=60, check=False)
+    m = re.search(r"@@REC (\d+)", o)
+    rec = int(m.group(1)) - int(d0.split()[-1]) if m else 0
+    m = re.search(r"@@AERMSG (\d+)", o)
+    seen = bool(m and int(m.group(1)) > 0)
+    return rec, seen, "hmp: %r\n%s" % (hmp, o)
+
+
+def aer_after_failed_reopen(t, r, cfg):
+    """Defect: a port whose reopen failed stayed "up" without rings, and
+    PCI error recovery then restarted it on freed rings."""
+    B = r.ifb
+    rc, o = r.g("""
+B=%s D=%s
+echo 2 >$D/fail_ring_alloc
+ethtool -G $B rx 2048 2>&1; echo "@@G $?"
+echo "@@UP $(ip -o link show $B | grep -c '[<,]UP[,>]')"
+dmesg | grep -E 'igc_batch.*(cannot|port closed)' | tail -n 3
+echo "@@LEFT $(cat $D/fail_ring_alloc)"
+""" % (B, faults(B)), check=False)
+    t.check("failed reopen: ethtool -G that cannot reopen the port (ring "
+            "allocation failing twice) is refused, closes the port and "
+            "says how to bring it up",
+            "@@G 0" not in o and "@@UP 0" in o and "@@LEFT 0" in o and
+            "port closed; bring it up again with ip link set" in o, o)
+    rec, seen, ev = inject_aer(r)
+    rc, o2 = r.g("""
+B=%s
+ip link set $B up && carrier $B 1 30 || echo "@@NOCARRIER"
+echo "@@RING $(ethtool -g $B | sed -n '/Current/,$p' | awk '/^RX:/ {print $2}')"
+""" % B, check=False)
+    # Closing the port flushed its routes and neighbours: set them again.
+    r.mode_teardown("stack")
+    r.mode_setup("stack")
+    row = step(r, cfg, "stack")
+    t.check("failed reopen: PCI error recovery on the closed port leaves it "
+            "closed (no restart on freed rings, no oops); ip link set up "
+            "brings it back at the old ring size and it forwards with no "
+            "loss",
+            rec == 1 and "@@NOCARRIER" not in o2 and
+            "@@RING %d" % RINGS in o2 and lossless(row),
+            "%s\n%s\n%s" % (ev, o2, ev_row(row)),
+            skip=None if seen or rec else "no AER message reached the "
+            "guest's AER driver")
 
 
 def checks(t, short, a, qemu):
@@ -393,8 +567,6 @@ carrier $A 1 30 && carrier $B 1 30 || echo "@@NOCARRIER"
                     aer, skip="the guest's AER service does not bind the "
                     "root port (%s)" % aer.split("\n")[0].strip())
         else:
-            _, d0 = r.g("dmesg | grep -c 'recovered from a PCI error' || "
-                        "true\n", check=False)
             # QEMU forwards ERR_* messages through a root port only with
             # its Bridge Control SERR# Enable set (as the PCIe spec has
             # it); Linux leaves that bit to firmware, SeaBIOS leaves it
@@ -405,39 +577,26 @@ v=$(od -An -tu1 -j62 -N1 $cfg)
 printf "\\\\$(printf %o $((v | 2)))" | dd of=$cfg bs=1 seek=62 count=1 conv=notrunc 2>/dev/null
 echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
 """, check=False)
-            try:
-                hmp = r.hmp("pcie_aer_inject_error nicB POISON_TLP")
-            except RuntimeError as e:
-                hmp = "error: %s" % e
-            rc, o = r.g("""
-B=%s
-i=0; while [ $i -lt 100 ]; do
-	[ "$(dmesg | grep -c 'recovered from a PCI error' || true)" -gt %d ] && break
-	sleep 0.1; i=$((i + 1)); done
-carrier $B 1 30 || echo "@@NOCARRIER"
-dmesg | grep -iE 'aer|igc_batch.*(PCI error|recovered)|pcieport' | tail -n 12
-echo "@@REC $(dmesg | grep -c 'recovered from a PCI error' || true)"
-echo "@@AERMSG $(dmesg | grep -cE 'AER: .*(error|Error)' || true)"
-ep=/sys/bus/pci/devices/0000:01:00.0/config rp=/sys/bus/pci/devices/0000:00:06.0/config
-echo "endpoint DEVCTL $(od -An -tx2 -j$((0xa8)) -N2 $ep) UNCOR_STATUS $(od -An -tx4 -j$((0x104)) -N4 $ep)"
-echo "root port BRCTL $(od -An -tx2 -j62 -N2 $rp) ROOT_STATUS $(od -An -tx4 -j$((0x100 + 0x30)) -N4 $rp)"
-""" % (B, int(d0.split()[-1])), timeout=60, check=False)
-            m = re.search(r"@@REC (\d+)", o)
-            rec = int(m.group(1)) - int(d0.split()[-1]) if m else 0
-            m = re.search(r"@@AERMSG (\d+)", o)
-            seen = m and int(m.group(1)) > 0
+            rec, seen, o = inject_aer(r)
+            _, c = r.g("carrier %s 1 30 || echo '@@NOCARRIER'\n" % B,
+                       check=False)
+            o += c
             t.check("PCI error recovery: uncorrectable error injected on B "
                     "(QMP pcie_aer_inject_error POISON_TLP): "
                     "error_detected, slot_reset, resume; link back",
-                    rec == 1 and "@@NOCARRIER" not in o,
-                    "hmp: %r\n%s" % (hmp, o),
+                    rec == 1 and "@@NOCARRIER" not in o, o,
                     skip=None if seen or rec else "QEMU accepted the "
                     "injection but no AER message reached the guest's AER "
                     "driver: the handlers are not exercised here")
             row = step(r, cfg, "stack")
             t.check("after PCI error recovery: stack forwarding with no "
                     "loss", lossless(row), ev_row(row))
+            aer_after_failed_reopen(t, r, cfg)
         r.mode_teardown("stack")
+
+        # 7b. faults injected on the data path
+        tx_drop_publishes_earlier(t, r)
+        rx_alloc_failure_repolls(t, r, cfg)
 
         # model health before B goes away
         errs = {p: r.truth()[p]["guest_errors"][0] for p in ("A", "B")}

@@ -302,6 +302,23 @@ struct igcb_mac_stat {
 extern const struct igcb_mac_stat igcb_mac_stats[];
 extern const unsigned int igcb_mac_stats_n;
 
+/* A fault a test asks for through debugfs (igcb_debugfs.c): the next
+ * @skip attempts succeed, then @fail attempts fail as if memory or the
+ * IOMMU ran out.
+ */
+struct igcb_fault {
+	atomic_t skip;
+	atomic_t fail;
+};
+
+struct igcb_faults {
+	struct igcb_fault tx_map;	/* DMA mapping of a transmit */
+	struct igcb_fault rx_alloc;	/* RX page refills */
+	struct igcb_fault ring_alloc;	/* ring allocation at open */
+	atomic_t injected;		/* faults injected so far */
+	atomic_t panic_in_poll;		/* panic in the next receive pass */
+};
+
 struct igcb_adapter {
 	struct net_device *netdev;
 	struct pci_dev *pdev;
@@ -351,7 +368,28 @@ struct igcb_adapter {
 	struct work_struct reset_task;
 
 	char fw_version[32];
+
+	struct igcb_faults faults;
+	struct dentry *debugfs;
 };
+
+/**
+ * igcb_inject - should this attempt fail on purpose?
+ * @a: the port
+ * @f: one of @a->faults
+ *
+ * Return: true, counted, for the attempts @f asks to fail.
+ */
+static inline bool igcb_inject(struct igcb_adapter *a, struct igcb_fault *f)
+{
+	if (likely(!atomic_read(&f->fail)))
+		return false;
+	if (atomic_dec_if_positive(&f->skip) >= 0 ||
+	    atomic_dec_if_positive(&f->fail) < 0)
+		return false;
+	atomic_inc(&a->faults.injected);
+	return true;
+}
 
 static inline unsigned int igcb_tx_used(const struct igcb_tx_ring *ring)
 {
@@ -454,6 +492,7 @@ void igcb_rss_default_reta(struct igcb_adapter *a);
 /* igcb_db.c: the only writers of TDT and RDT */
 void igcb_db_tx_init(struct igcb_tx_ring *ring);
 void igcb_db_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes);
+void igcb_db_tx_publish(struct igcb_tx_ring *ring);
 bool igcb_db_tx_flush_xdp(struct igcb_tx_ring *ring);
 void igcb_db_tx_quiesce(struct igcb_adapter *a);
 void igcb_db_tx_watch(struct igcb_tx_ring *ring);
@@ -472,6 +511,15 @@ int igcb_xdp_xmit(struct net_device *netdev, int n,
 		  struct xdp_frame **frames, u32 flags);
 int igcb_bpf(struct net_device *netdev, struct netdev_bpf *bpf);
 void igcb_xdp_set_features(struct net_device *netdev);
+
+void igcb_close_failed(struct igcb_adapter *a, const char *what, int err);
+
+/* igcb_debugfs.c: fault injection for tests */
+void igcb_debugfs_init(void);
+void igcb_debugfs_exit(void);
+void igcb_debugfs_add(struct igcb_adapter *a);
+void igcb_panic_in_poll(struct igcb_adapter *a);
+void igcb_debugfs_del(struct igcb_adapter *a);
 
 /* igcb_ethtool.c */
 void igcb_set_ethtool_ops(struct net_device *netdev);

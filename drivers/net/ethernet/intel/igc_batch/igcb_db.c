@@ -137,6 +137,21 @@ void igcb_db_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes)
 }
 
 /**
+ * igcb_db_tx_publish - publish what is queued, on a transmit that failed
+ * @ring: the ring; the caller holds its xmit lock
+ *
+ * A transmit refused (NETDEV_TX_BUSY) or dropped must not strand the
+ * packets queued before it with xmit_more: nothing else may follow on this
+ * queue for a long time.  Rings only if something is unpublished, whatever
+ * the knobs: an exit that publishes nothing has nothing to ring for.
+ */
+void igcb_db_tx_publish(struct igcb_tx_ring *ring)
+{
+	if (dbb_tail_pending(ring->next_to_use, ring->tail_written))
+		igcb_db_tx_write(ring, IGCB_DB_XMIT);
+}
+
+/**
  * igcb_db_tx_flush_xdp - publish XDP frames queued on @ring
  * @ring: the ring; the caller holds its xmit lock
  *

@@ -92,6 +92,8 @@ static int igcb_poll(struct napi_struct *napi, int budget)
 	tx_done = igcb_tx_clean(&qv->tx, budget);
 	if (budget)
 		done = igcb_rx_clean(qv, budget);
+	if (unlikely(atomic_read(&qv->adapter->faults.panic_in_poll)) && done)
+		igcb_panic_in_poll(qv->adapter);
 	if (!tx_done || done >= budget)
 		return budget;
 

@@ -344,6 +344,12 @@ static int igcb_alloc_rings(struct igcb_adapter *a)
 	unsigned int i;
 	int err;
 
+	if (unlikely(igcb_inject(a, &a->faults.ring_alloc))) {
+		netdev_err(a->netdev, "cannot allocate the rings: %d (injected)\n",
+			   -ENOMEM);
+		return -ENOMEM;
+	}
+
 	for (i = 0; i < a->num_queues; i++) {
 		struct igcb_q_vector *qv = a->qv[i];
 
@@ -413,7 +419,8 @@ int igcb_close(struct net_device *netdev)
  * @rx_desc: RX ring size
  *
  * A running port is closed and reopened; if it cannot reopen with the new
- * settings it goes back to the old ones.
+ * settings it goes back to the old ones, and if it cannot reopen at all it
+ * is closed (igcb_close_failed()).
  *
  * Return: 0 or a negative errno.
  */
@@ -424,7 +431,7 @@ int igcb_reconfigure(struct igcb_adapter *a, unsigned int queues,
 	unsigned int old_queues = a->num_queues;
 	u16 old_tx = a->tx_desc, old_rx = a->rx_desc;
 	bool running = netif_running(netdev);
-	int err = 0;
+	int err = 0, open_err;
 
 	if (running)
 		igcb_close(netdev);
@@ -450,14 +457,38 @@ int igcb_reconfigure(struct igcb_adapter *a, unsigned int queues,
 	if (!running)
 		return err;
 
-	err = igcb_open(netdev) ? : err;
-	if (err && (a->tx_desc != old_tx || a->rx_desc != old_rx)) {
+	open_err = igcb_open(netdev);
+	if (open_err && (a->tx_desc != old_tx || a->rx_desc != old_rx)) {
+		/* Refused: the old sizes back, the port running again. */
 		a->tx_desc = old_tx;
 		a->rx_desc = old_rx;
-		if (igcb_open(netdev))
-			netdev_err(netdev, "cannot reopen: port left down\n");
+		if (!igcb_open(netdev))
+			return open_err;
+	}
+	if (open_err) {
+		igcb_close_failed(a, "a ring or channel change", open_err);
+		return open_err;
 	}
 	return err;
+}
+
+/**
+ * igcb_close_failed - close a running port that could not be reopened
+ * @a: the port, under RTNL, its rings freed by the failed igcb_open()
+ * @what: what was being done, for the message
+ * @err: why the open failed
+ *
+ * Closed, not left "up" without rings: nothing may then restart it behind
+ * the user's back (a reset, PCI error recovery, an MTU change).
+ */
+void igcb_close_failed(struct igcb_adapter *a, const char *what, int err)
+{
+	struct net_device *netdev = a->netdev;
+
+	netdev_err(netdev, "cannot restart after %s (%d): port closed; bring it up again with ip link set %s up\n",
+		   what, err, netdev->name);
+	if (netif_running(netdev))
+		dev_close(netdev);
 }
 
 /* Renegotiate after a change of advertisement or flow control. */
@@ -481,7 +512,7 @@ static int igcb_change_mtu(struct net_device *netdev, int new_mtu)
 	}
 	WRITE_ONCE(netdev->mtu, new_mtu);
 	a->max_frame = new_mtu + IGCB_FRAME_OVERHEAD;
-	/* Not running, or left down by a failed reopen or a PCI error: the
+	/* Not running, or stopped by a PCI error until it recovers: the
 	 * next igcb_up() programs it.
 	 */
 	if (!netif_running(netdev) || test_bit(IGCB_DOWN, &a->state))
@@ -817,6 +848,7 @@ static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	netif_carrier_off(netdev);
 	/* PCI error recovery restores this after a slot reset. */
 	pci_save_state(pdev);
+	igcb_debugfs_add(a);
 
 	netdev_info(netdev, "Intel %s (%04x) at %s, MAC %pM, %u queue pair%s (%s); doorbells: skip-empty %s, batched %s\n",
 		    igcb_is_i226(hw->device_id) ? "I226" : "I225",
@@ -852,6 +884,7 @@ static void igcb_remove(struct pci_dev *pdev)
 	struct net_device *netdev = pci_get_drvdata(pdev);
 	struct igcb_adapter *a = netdev_priv(netdev);
 
+	igcb_debugfs_del(a);
 	/* unregister_netdev() closes the port: rings, IRQs, batches. */
 	unregister_netdev(netdev);
 	cancel_work_sync(&a->reset_task);
@@ -913,13 +946,9 @@ static int igcb_resume(struct device *dev)
 	err = igcb_hw_gone(&a->hw) ? -ENODEV : 0;
 	if (!err && netif_running(netdev))
 		err = igcb_open(netdev);
-	if (err) {
-		netdev_err(netdev, "cannot restart after resume (%d): port closed; bring it up again with ip link set %s up\n",
-			   err, netdev->name);
-		/* Closed first: attaching a running port wakes its queues. */
-		if (netif_running(netdev))
-			dev_close(netdev);
-	}
+	/* Closed first: attaching a running port wakes its queues. */
+	if (err)
+		igcb_close_failed(a, "resume", err);
 	netif_device_attach(netdev);
 	rtnl_unlock();
 	return 0;
@@ -1017,7 +1046,24 @@ static struct pci_driver igcb_driver = {
 	.driver.pm	= pm_sleep_ptr(&igcb_pm_ops),
 };
 
-module_pci_driver(igcb_driver);
+static int __init igcb_init_module(void)
+{
+	int err;
+
+	igcb_debugfs_init();
+	err = pci_register_driver(&igcb_driver);
+	if (err)
+		igcb_debugfs_exit();
+	return err;
+}
+module_init(igcb_init_module);
+
+static void __exit igcb_exit_module(void)
+{
+	pci_unregister_driver(&igcb_driver);
+	igcb_debugfs_exit();
+}
+module_exit(igcb_exit_module);
 
 MODULE_DESCRIPTION("Intel I225/I226 Ethernet for routers, with skip-empty and NAPI-batched doorbells");
 MODULE_LICENSE("GPL");

@@ -146,10 +146,13 @@ void igcb_rx_ring_configure(struct igcb_rx_ring *ring)
 
 /* Post up to @n buffers from next_to_use, then publish them.  Writing
  * hdr_addr clears the write-back status of the slot (DD), so a slot is
- * never mistaken for a completed one.
+ * never mistaken for a completed one.  Return: false if a page could not
+ * be had.
  */
-static void igcb_rx_refill(struct igcb_rx_ring *ring, unsigned int n)
+static bool igcb_rx_refill(struct igcb_rx_ring *ring, unsigned int n)
 {
+	bool ok = true;
+
 	u16 i = ring->next_to_use;
 
 	while (n--) {
@@ -157,12 +160,16 @@ static void igcb_rx_refill(struct igcb_rx_ring *ring, unsigned int n)
 		union igcb_rx_desc *d = &ring->desc[i];
 
 		if (!b->page) {
-			struct page *page = page_pool_dev_alloc_pages(ring->pp);
+			struct page *page = NULL;
 
+			if (likely(!igcb_inject(ring->adapter,
+						&ring->adapter->faults.rx_alloc)))
+				page = page_pool_dev_alloc_pages(ring->pp);
 			if (unlikely(!page)) {
 				u64_stats_update_begin(&ring->sync);
 				ring->st.alloc_failed++;
 				u64_stats_update_end(&ring->sync);
+				ok = false;
 				break;
 			}
 			b->page = page;
@@ -175,6 +182,7 @@ static void igcb_rx_refill(struct igcb_rx_ring *ring, unsigned int n)
 	}
 	ring->next_to_use = i;
 	igcb_db_rx_publish(ring);
+	return ok;
 }
 
 void igcb_rx_ring_fill(struct igcb_rx_ring *ring)
@@ -276,7 +284,8 @@ static struct sk_buff *igcb_rx_build(struct igcb_rx_ring *ring,
  * Runs inside the poll's dbbatch batch: packets this pass forwards hold
  * their transmit doorbells until the pass ends.
  *
- * Return: frames handed on (to the stack or to XDP).
+ * Return: frames handed on (to the stack or to XDP), or @budget when the
+ * ring could not be refilled, so that NAPI polls again.
  */
 int igcb_rx_clean(struct igcb_q_vector *qv, int budget)
 {
@@ -288,6 +297,7 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget)
 	unsigned int xdp_drop = 0, xdp_tx = 0, xdp_redir = 0;
 	struct sk_buff *skb = ring->skb;
 	u16 ntc = ring->next_to_clean;
+	bool starved = false;
 
 	while (done < budget) {
 		unsigned int len, headroom = IGCB_RX_HEADROOM, metasize = 0;
@@ -419,7 +429,7 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget)
 		igcb_xdp_finalize(a, xdp_flags);
 	/* Also retries a refill that an allocation failure cut short. */
 	if (igcb_rx_unused(ring))
-		igcb_rx_refill(ring, igcb_rx_unused(ring));
+		starved = !igcb_rx_refill(ring, igcb_rx_unused(ring));
 
 	u64_stats_update_begin(&ring->sync);
 	ring->st.packets += done;
@@ -430,7 +440,10 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget)
 	u64_stats_update_end(&ring->sync);
 	qv->itr_pkts += done;
 	qv->itr_bytes += bytes;
-	return done;
+	/* Short of pages: poll again rather than wait for a frame that an
+	 * empty ring cannot take (or for the watchdog's kick).
+	 */
+	return starved ? budget : done;
 }
 
 void igcb_rx_setup_rctl(struct igcb_adapter *a)

@@ -348,7 +348,8 @@ static int igcb_tx_map(struct igcb_tx_ring *ring, struct igcb_tx_buf *first,
 		d = igcb_tx_piece(ring, dma, size, cmd, &olinfo);
 		last = d;
 	}
-	if (unlikely(!last))
+	if (unlikely(!last) ||
+	    unlikely(igcb_inject(ring->adapter, &ring->adapter->faults.tx_map)))
 		goto err;
 
 	last->read.cmd_type_len |= cpu_to_le32(IGCB_TXD_CMD_EOP |
@@ -412,7 +413,8 @@ static int igcb_tx_maybe_stop(struct igcb_tx_ring *ring, unsigned int need)
  * being freed (ethtool -G/-L, XDP attach and the self-test close the port
  * without detaching the qdisc first); and the cleaner (room) and the
  * watchdog (carrier) cannot both miss the other's change.  BH off: the
- * ring's NAPI poll, netpoll (IRQs off too), or igcb_tx_wake_all().
+ * ring's NAPI poll or igcb_tx_wake_all(); never netpoll's (see
+ * igcb_tx_clean()).
  */
 static void igcb_tx_wake(struct igcb_tx_ring *ring)
 {
@@ -446,11 +448,16 @@ void igcb_tx_wake_all(struct igcb_adapter *a)
 	local_bh_enable();
 }
 
-static void igcb_tx_count_drop(struct igcb_tx_ring *ring)
+/* A dropped packet that was the last of a bulk (xmit_more clear) was the
+ * one to ring for those queued before it with xmit_more.
+ */
+static void igcb_tx_drop_publish(struct igcb_tx_ring *ring)
 {
 	u64_stats_update_begin(&ring->db_sync);
 	ring->db.dropped++;
 	u64_stats_update_end(&ring->db_sync);
+	if (!netdev_xmit_more())
+		igcb_db_tx_publish(ring);
 }
 
 static netdev_tx_t igcb_tx_frame(struct igcb_tx_ring *ring,
@@ -467,6 +474,8 @@ static netdev_tx_t igcb_tx_frame(struct igcb_tx_ring *ring,
 		u64_stats_update_begin(&ring->db_sync);
 		ring->db.busy++;
 		u64_stats_update_end(&ring->db_sync);
+		/* The stack retries this one later: publish the earlier. */
+		igcb_db_tx_publish(ring);
 		return NETDEV_TX_BUSY;
 	}
 
@@ -495,7 +504,7 @@ drop:
 	ring->next_to_use = first_idx;
 	first->skb = NULL;
 	dev_kfree_skb_any(skb);
-	igcb_tx_count_drop(ring);
+	igcb_tx_drop_publish(ring);
 	return NETDEV_TX_OK;
 }
 
@@ -514,7 +523,7 @@ netdev_tx_t igcb_xmit(struct sk_buff *skb, struct net_device *netdev)
 	}
 	/* With TCTL.PSP the hardware pads to 64 but needs 17 bytes. */
 	if (skb_put_padto(skb, 17)) {
-		igcb_tx_count_drop(&a->qv[q]->tx);
+		igcb_tx_drop_publish(&a->qv[q]->tx);
 		return NETDEV_TX_OK;
 	}
 	return igcb_tx_frame(&a->qv[q]->tx, skb);
@@ -569,23 +578,31 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 	WRITE_ONCE(ring->next_to_clean, i);
 	netdev_tx_completed_queue(ring->dbq.txq, pkts, bytes);
 
-	if (!pkts)
-		return true;
-
-	u64_stats_update_begin(&ring->clean_sync);
-	ring->cs.packets += pkts;
-	ring->cs.bytes += bytes;
-	u64_stats_update_end(&ring->clean_sync);
 	qv = container_of(ring, struct igcb_q_vector, tx);
-	qv->itr_pkts += pkts;
-	qv->itr_bytes += bytes;
+	if (pkts) {
+		u64_stats_update_begin(&ring->clean_sync);
+		ring->cs.packets += pkts;
+		ring->cs.bytes += bytes;
+		u64_stats_update_end(&ring->clean_sync);
+		qv->itr_pkts += pkts;
+		qv->itr_bytes += bytes;
+	}
 
 	/* next_to_clean before the stopped test: pairs with
 	 * igcb_tx_maybe_stop() (BQL's barrier above is not always built in).
 	 */
 	smp_mb();
-	if (unlikely(netif_tx_queue_stopped(ring->dbq.txq)))
-		igcb_tx_wake(ring);
+	if (unlikely(netif_tx_queue_stopped(ring->dbq.txq)) &&
+	    igcb_tx_unused(ring) >= IGCB_TX_WAKE) {
+		/* netpoll polls with IRQs off, maybe from under this very
+		 * xmit lock (a message printed by our transmit): the wake
+		 * takes the lock, so it is left to the real poll.
+		 */
+		if (napi_budget)
+			igcb_tx_wake(ring);
+		else
+			napi_schedule(&qv->napi);
+	}
 	return budget != 0;
 }
 

@@ -211,13 +211,21 @@ int igcb_xdp_xmit(struct net_device *netdev, int n,
 	if (unlikely(flags & ~XDP_XMIT_FLAGS_MASK))
 		return -EINVAL;
 	/* DOWN is set before the rings go away, then a grace period. */
-	if (unlikely(test_bit(IGCB_DOWN, &a->state) ||
-		     !netif_carrier_ok(netdev)))
+	if (unlikely(test_bit(IGCB_DOWN, &a->state)))
 		return -ENETDOWN;
 
 	cpu = smp_processor_id();
 	ring = igcb_xdp_ring(a, cpu);
 	__netif_tx_lock(ring->dbq.txq, cpu);
+	/* No carrier: take no frame, but publish those devmap queued
+	 * earlier without XDP_XMIT_FLUSH; they would wait for a rescue.
+	 */
+	if (unlikely(!netif_carrier_ok(netdev))) {
+		if (flags & XDP_XMIT_FLUSH)
+			igcb_db_tx_publish(ring);
+		__netif_tx_unlock(ring->dbq.txq);
+		return -ENETDOWN;
+	}
 	txq_trans_cond_update(ring->dbq.txq);
 	for (i = 0; i < n; i++)
 		if (igcb_xdp_queue(ring, frames[i], false))
@@ -258,7 +266,7 @@ static int igcb_xdp_setup(struct igcb_adapter *a, struct bpf_prog *prog,
 					   "cannot reopen the port for XDP");
 			xchg(&a->xdp_prog, old);
 			if (igcb_open(netdev))
-				netdev_err(netdev, "port left down\n");
+				igcb_close_failed(a, "an XDP change", err);
 			return err;
 		}
 	}

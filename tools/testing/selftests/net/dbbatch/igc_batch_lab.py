@@ -535,7 +535,7 @@ def changes_while_tx_stops(t, r, cfg):
 
 
 def rmmod_under_traffic(t, r, cfg):
-    free0 = free_pages(r)
+    free0 = r.free_pages()
     r.load(cfg)
     r.mode_setup("stack")
     gen = r.gen_background(60000, 60000 * 5)
@@ -544,7 +544,7 @@ def rmmod_under_traffic(t, r, cfg):
                   "\"@@RC $?\"; sleep 2; dmesg | tail -n +$((n + 1))\n",
                   timeout=120, check=False)
     gen.wait(timeout=60)
-    free1 = free_pages(r)
+    free1 = r.free_pages()
     bad = [x for x in out.splitlines() if re.search(
         r"WARNING|BUG|Oops|Call Trace|stalled pool|leak|hung", x)]
     t.check("rmmod igc_batch while forwarding 60,000 pps: succeeds, no "
@@ -561,21 +561,6 @@ def rmmod_under_traffic(t, r, cfg):
     t.check("igc_batch loads again after that and forwards lossless",
             lossless(row, LOW_COUNT), ev(row))
     r.mode_teardown("stack")
-
-
-def free_pages(r):
-    """Free pages with no driver loaded: the buddy allocator's, plus those
-    parked in the per-CPU lists (/proc/zoneinfo "count:"), which can hold
-    thousands after a burst of frees and are free all the same."""
-    rc, out = r.g("""
-for m in igc_batch igc; do [ -d /sys/module/$m ] && rmmod $m; done
-sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
-echo "@@FREE $(sed -n 's/^nr_free_pages //p' /proc/vmstat)"
-echo "@@PCP $(awk '$1 == "count:" { n += $2 } END { print n + 0 }' /proc/zoneinfo)"
-""", check=False)
-    free = re.search(r"@@FREE (\d+)", out)
-    pcp = re.search(r"@@PCP (\d+)", out)
-    return int(free.group(1)) + int(pcp.group(1)) if free and pcp else -1
 
 
 def health(t, r, what):

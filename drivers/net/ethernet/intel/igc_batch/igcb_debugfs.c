@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * igc_batch debugfs: fault injection for tests.
+ *
+ * /sys/kernel/debug/igc_batch/<PCI address>/ holds two files per fault
+ * site: after skip_<site> more attempts there succeed, the next
+ * fail_<site> attempts fail as if memory or the IOMMU ran out; both read
+ * back what is left.  Sites:
+ *
+ *   tx_map      DMA mapping of a transmit (the packet is dropped)
+ *   rx_alloc    RX page refills (the ring runs short of buffers)
+ *   ring_alloc  ring allocation when the port opens (the open fails)
+ *
+ * and "injected" counts the faults injected so far.  Writing 1 to
+ * "panic_in_poll" panics the kernel in the next receive pass that takes a
+ * frame, inside its dbbatch batch: what netconsole must still get out of
+ * the box.
+ *
+ * Debian's kernels have no CONFIG_FAULT_INJECTION: these let the lab drive
+ * the driver's error paths on the kernels users run.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+
+#include "igcb.h"
+
+static struct dentry *igcb_debugfs_root;
+
+void igcb_debugfs_init(void)
+{
+	igcb_debugfs_root = debugfs_create_dir(IGCB_DRV_NAME, NULL);
+}
+
+void igcb_debugfs_exit(void)
+{
+	debugfs_remove_recursive(igcb_debugfs_root);
+}
+
+static void igcb_debugfs_fault(struct dentry *d, const char *site,
+			       struct igcb_fault *f)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "skip_%s", site);
+	debugfs_create_atomic_t(name, 0600, d, &f->skip);
+	snprintf(name, sizeof(name), "fail_%s", site);
+	debugfs_create_atomic_t(name, 0600, d, &f->fail);
+}
+
+void igcb_debugfs_add(struct igcb_adapter *a)
+{
+	struct dentry *d = debugfs_create_dir(pci_name(a->pdev),
+					      igcb_debugfs_root);
+
+	a->debugfs = d;
+	igcb_debugfs_fault(d, "tx_map", &a->faults.tx_map);
+	igcb_debugfs_fault(d, "rx_alloc", &a->faults.rx_alloc);
+	igcb_debugfs_fault(d, "ring_alloc", &a->faults.ring_alloc);
+	debugfs_create_atomic_t("injected", 0400, d, &a->faults.injected);
+	debugfs_create_atomic_t("panic_in_poll", 0600, d,
+				&a->faults.panic_in_poll);
+}
+
+/* Out of line and cold: the receive pass only tests the flag. */
+void igcb_panic_in_poll(struct igcb_adapter *a)
+{
+	if (atomic_xchg(&a->faults.panic_in_poll, 0))
+		panic("%s: panic_in_poll: panicking inside a receive pass, as asked through debugfs\n",
+		      netdev_name(a->netdev));
+}
+
+void igcb_debugfs_del(struct igcb_adapter *a)
+{
+	debugfs_remove_recursive(a->debugfs);
+	a->debugfs = NULL;
+}
