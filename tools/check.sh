@@ -15,6 +15,9 @@ logs=$repo/build/check
 mkdir -p "$logs"
 FUZZ_SECONDS=${FUZZ_SECONDS:-45}
 KERNELS=${KERNELS:-"6.1 6.12"}
+# PREEMPT_RT: the core's kselftests and igc_batch's lab test, threaded NAPI
+# (KERNELS_RT= skips them)
+KERNELS_RT=${KERNELS_RT-"6.12-rt"}
 
 passed=0
 failed=0
@@ -81,7 +84,7 @@ fi
 . tools/lab/lib/common.sh
 # An unknown kernel is a usage error, found before anything runs.
 declare -A KVER
-for k in $KERNELS; do
+for k in $KERNELS $KERNELS_RT; do
 	KVER[$k]=$(lab_kernel_release "$k") || exit 2
 done
 
@@ -136,8 +139,10 @@ if step "qemu: build QEMU 7.2 with dbb-igc" tools/lab/qemu/build.sh; then
 	done
 fi
 
-echo "== kselftests in QEMU guests"
-for k in $KERNELS; do
+# kselftest K: the in-guest kselftests on kernel K; each case counts
+kselftest()
+{
+	local k=$1 lab_rc p f
 	tools/lab/kselftest.sh "$k" 2>&1 | tee "$logs/kselftest-$k.log"
 	lab_rc=${PIPESTATUS[0]}
 	# "lab: P passed, F failed, S skipped": every guest test case counts
@@ -149,6 +154,11 @@ for k in $KERNELS; do
 	if [ "$lab_rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
 		result fail "kselftest on $k: lab exit status $lab_rc"
 	fi
+}
+
+echo "== kselftests in QEMU guests"
+for k in $KERNELS; do
+	kselftest "$k"
 done
 
 echo "== igc_batch kselftests in the lab (host-driven: traffic and ground truth)"
@@ -172,6 +182,18 @@ for k in $KERNELS; do
 	tap_run "igc_batch_endurance-$k" "igc_batch endurance" \
 		python3 tools/testing/selftests/net/dbbatch/igc_batch_endurance.py \
 		--kernel "$k" --modules "$mods"
+done
+
+for k in $KERNELS_RT; do
+	kver=${KVER[$k]}
+	mods=$repo/build/modules/$kver
+	echo "== $kver (PREEMPT_RT): build (W=1 C=1), kselftests, igc_batch lab with threaded NAPI"
+	step "build W=1 C=1: $kver" tools/lab/build-modules.sh "$kver" "$mods"
+	[ -f "$mods/igc_batch.ko" ] || continue
+	kselftest "$k"
+	tap_run "igc_batch_lab-$k" "igc_batch lab" \
+		python3 tools/testing/selftests/net/dbbatch/igc_batch_lab.py \
+		--kernel "$k" --modules "$mods" --threaded-napi
 done
 
 echo

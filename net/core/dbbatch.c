@@ -13,9 +13,25 @@
 
 #include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/version.h>
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <net/dbbatch.h>
+
+/*
+ * The per-CPU frame stack relies on BH-disabled sections excluding each
+ * other on a CPU.  PREEMPT_RT kernels up to 6.16 take a per-CPU lock in
+ * local_bh_disable(); later ones only with PREEMPT_RT_NEEDS_BH_LOCK, and
+ * without it two NAPI threads' passes interleave on one CPU.  There no
+ * batch opens: every doorbell rings as without dbbatch.
+ */
+#if IS_ENABLED(CONFIG_PREEMPT_RT) && \
+	!IS_ENABLED(CONFIG_PREEMPT_RT_NEEDS_BH_LOCK) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define DBB_BH_EXCLUSIVE	false
+#else
+#define DBB_BH_EXCLUSIVE	true
+#endif
 
 DEFINE_PER_CPU(struct dbbatch_pcpu, dbbatch_pcpu);
 EXPORT_PER_CPU_SYMBOL_GPL(dbbatch_pcpu);
@@ -108,7 +124,8 @@ void dbbatch_open(struct dbbatch *b)
 
 	b->depth = 0;
 	/* Only a BH-disabled task context stays on this CPU until close. */
-	if (unlikely(!in_softirq() || in_hardirq() || in_nmi())) {
+	if (unlikely(!DBB_BH_EXCLUSIVE || !in_softirq() || in_hardirq() ||
+		     in_nmi())) {
 		dbb_count(refused_opens);
 		return;
 	}
@@ -356,6 +373,8 @@ static struct dentry *dbbatch_debugfs;
 
 static int __init dbbatch_init(void)
 {
+	if (!DBB_BH_EXCLUSIVE)
+		pr_info("PREEMPT_RT without PREEMPT_RT_NEEDS_BH_LOCK: receive passes may interleave on a CPU, so no batch opens and every doorbell rings at once\n");
 	dbbatch_debugfs = debugfs_create_dir("dbbatch", NULL);
 	debugfs_create_file("stats", 0444, dbbatch_debugfs, NULL,
 			    &dbbatch_stats_fops);

@@ -370,7 +370,8 @@ def test_args(description):
     sockets)."""
     import argparse
     ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--kernel", action="append", choices=["6.1", "6.12"])
+    ap.add_argument("--kernel", action="append",
+                    choices=["6.1", "6.12", "6.12-rt"])
     ap.add_argument("--qemu")
     ap.add_argument("--rmem", type=int, default=4 << 20)
     return ap

@@ -44,7 +44,7 @@ PKGS=(
 
 # --- 1. kernel releases and headers --------------------------------------
 declare -A KVER
-for v in $LAB_KERNELS; do
+for v in $LAB_KERNELS_ALL; do
 	# lab_kernel_release dies on failure; catch that here to refresh lists.
 	KVER[$v]=$( (lab_kernel_release "$v") 2>/dev/null) ||
 		refresh_and_restart "cannot resolve kernel $v from $(lab_meta_pkg image "$v")"
@@ -65,7 +65,7 @@ fi
 mkdir -p "$CACHE/debs" "$CACHE/kernels" "$CACHE/src" "$CACHE/build"
 
 # --- 2. kernel images for the guest ----------------------------------------
-for v in $LAB_KERNELS; do
+for v in $LAB_KERNELS_ALL; do
 	kver=${KVER[$v]}
 	dest=$(lab_kernel_dir "$kver")
 	[ -e "$dest/vmlinuz" ] && continue
@@ -117,7 +117,7 @@ if [ "$(cat "$src/.lab-stamp" 2>/dev/null)" != "$stamp" ]; then
 	rm -rf "$tmp"
 fi
 
-for v in $LAB_KERNELS; do
+for v in $LAB_KERNELS_ALL; do
 	echo "lab: kernel $v = ${KVER[$v]} ($(lab_kernel_dir "${KVER[$v]}"))"
 done
 echo "lab: setup done; cache in $CACHE"

@@ -15,8 +15,12 @@ CACHE=${DBBATCH_CACHE:-/var/cache/dbbatch}
 # QEMU binary; a later issue swaps in our own build.
 LAB_QEMU=${LAB_QEMU:-qemu-system-x86_64}
 
-# The kernels we support, as the names the user types.
+# The kernels we support, as the names the user types: LAB_KERNELS by
+# default everywhere; the PREEMPT_RT flavour of 6.12 where asked for by
+# name (make check runs the core's tests and igc_batch's on it).
 LAB_KERNELS="6.1 6.12"
+LAB_KERNELS_RT="6.12-rt"
+LAB_KERNELS_ALL="$LAB_KERNELS $LAB_KERNELS_RT"
 
 # The one kernel source tarball we take the kselftest skeleton from, and the
 # parts of it the lab (and the project: checkpatch, igc, net/core) needs.
@@ -57,7 +61,8 @@ lab_meta_pkg() { # image|headers VERSION
 	case "$2" in
 	6.1) echo "linux-$1-amd64" ;;
 	6.12) echo "linux-$1-6.12-amd64" ;;
-	*) die "unknown kernel '$2'; supported: $LAB_KERNELS" ;;
+	6.12-rt) echo "linux-$1-6.12-rt-amd64" ;;
+	*) die "unknown kernel '$2'; supported: $LAB_KERNELS_ALL" ;;
 	esac
 }
 
@@ -67,9 +72,9 @@ lab_meta_pkg() { # image|headers VERSION
 lab_kernel_release() {
 	local v=$1 meta dep
 	case "$v" in
-	6.1 | 6.12) ;;
+	6.1 | 6.12 | 6.12-rt) ;;
 	6.*-amd64) echo "$v"; return ;;
-	*) die "unknown kernel '$v'; supported: $LAB_KERNELS" ;;
+	*) die "unknown kernel '$v'; supported: $LAB_KERNELS_ALL" ;;
 	esac
 	meta=$(lab_meta_pkg image "$v")
 	# apt-cache prints "  Depends: linux-image-6.1.0-57-amd64".
@@ -84,6 +89,7 @@ lab_kernel_release() {
 lab_short_version() {
 	case "$1" in
 	6.1 | 6.1.*) echo 6.1 ;;
+	6.12-rt | 6.12.*-rt-amd64) echo 6.12-rt ;;
 	6.12 | 6.12.*) echo 6.12 ;;
 	*) echo "$1" ;;
 	esac
