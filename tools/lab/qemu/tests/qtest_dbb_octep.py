@@ -1026,6 +1026,76 @@ LOG_NEEDLES = ("IN_INSTR_RSIZE 0", "instruction fetch: DMA read",
                "firmware's own field", "message of 900 bytes")
 
 
+FUZZ = {"ops": 2000, "seed": 1}
+RING_OFFS = (IN_CONTROL, IN_ENABLE, IN_BADDR, IN_RSIZE, IN_DBELL, IN_CNTS,
+             IN_INT_LEVELS, OUT_CNTS, OUT_INT_LEVELS, OUT_BADDR, OUT_RSIZE,
+             OUT_DBELL, OUT_CONTROL, OUT_ENABLE, ERR_TYPE, MBOX_PF_VF_INT)
+
+
+def fuzz(d):
+    """A seeded random walk over registers, rings, mailbox and frames."""
+    import random
+    rnd = random.Random(FUZZ["seed"])
+    q = d.q
+    mbox = MboxV1(d)
+
+    def val():
+        return rnd.choice([0, 1, 2, 16, 64, 1024, 0xFFFFFFFF, RESEND,
+                           INT_ENA | rnd.randrange(8), rnd.getrandbits(64),
+                           rnd.getrandbits(12)])
+
+    def addr():
+        return rnd.choice([IQ_RING, OQ_RING, TX_BUF, OQ_BUF, 0,
+                           0xFFFFFFFFF000, rnd.getrandbits(28) & ~0xF])
+
+    for i in range(FUZZ["ops"]):
+        op = rnd.randrange(12)
+        ring = rnd.randrange(RINGS + 1)
+        if op <= 2:
+            off = rnd.choice(RING_OFFS)
+            v = addr() if off in (IN_BADDR, OUT_BADDR) else val()
+            if off in (IN_RSIZE, OUT_RSIZE):
+                v = rnd.choice([0, 1, 4, 16, 64, 1024, 70000])
+            d.wr(ring, off, v)
+        elif op == 3:
+            d.w32(ring_reg(ring, rnd.choice((IN_DBELL, OUT_DBELL,
+                                             OUT_CNTS, IN_CNTS))), val())
+        elif op == 4:
+            d.w64(0x20000 + (rnd.randrange(0x10000) & ~7), val())
+        elif op == 5:
+            q.mem_write(rnd.choice([IQ_RING, OQ_RING, TX_BUF + 0x8000]) +
+                        16 * rnd.randrange(64),
+                        struct.pack("<QQ", addr(), rnd.getrandbits(64)))
+        elif op == 6:
+            n = rnd.choice([14, 60, 64, 1514, 4000, 9014])
+            q.send_frame(bytes(rnd.getrandbits(8) for _ in range(min(n, 64)))
+                         + bytes(max(0, n - 64)))
+        elif op == 7:
+            off = rnd.choice([MB_HOST_VERSION, MB_HOST_STATUS, H2F_PROD,
+                              F2H_CONS, MB_Q + rnd.randrange(0x800),
+                              rnd.randrange(0x8000)])
+            mbox.wr(off & ~7 if off < MB_Q else off & ~3,
+                    rnd.choice([0, 1, 2, 3, rnd.getrandbits(32)]),
+                    8 if off in (MB_HOST_VERSION, MB_HOST_STATUS) else 4)
+        elif op == 8:
+            q.clock_step(rnd.choice([1000, 10 ** 6, 6 * 10 ** 8]))
+        elif op == 9:
+            q.qmp_cmd("set_link", name="nic0", up=rnd.random() < 0.7)
+        elif op == 10:
+            d.r64(ring_reg(ring, rnd.choice(RING_OFFS)))
+        else:
+            q.cfg_write16(0x04, rnd.choice([0x6, 0x6, 0x2]))
+        if i % 200 == 0:
+            expect(d.alive(), "QEMU died at op %d" % i)
+    q.qmp_cmd("set_link", name="nic0", up=True)
+    expect(d.alive(), "QEMU died")
+    gt = d.truth()
+    print("# fuzz: %s" % ", ".join("%s %d" % (k, sum(gt[k])) for k in (
+        "in_instr", "tx_frames", "fetches", "rx_frames", "rx_refused",
+        "laps", "irqs", "fw_requests", "heartbeats", "rx_off_drops",
+        "guest_errors")))
+
+
 def run_main(tap, d):
     for name, fn in (
             ("PCI ID 177d:b200, class Ethernet", t_ids),
@@ -1133,6 +1203,15 @@ def run_tests(qemu_bin, verbose):
 
     tap.check("rings=63: RPPF 63 and 79 MSI-X vectors; rings=64 refused",
               lambda: t_rings_property(qemu_bin, verbose))
+    f = Octep(qemu_bin, "", verbose)
+    try:
+        f.msix_setup()
+        tap.check("fuzz: %d random register, ring, mailbox and frame "
+                  "operations (seed %d): QEMU stays up"
+                  % (FUZZ["ops"], FUZZ["seed"]), lambda: fuzz(f))
+    finally:
+        f.quit()
+        f.cleanup()
     seed_tests(tap, qemu_bin, verbose)
     print("1..%d" % tap.n)
     return tap.failed
@@ -1144,7 +1223,10 @@ def main():
     ap.add_argument("--qemu", help="qemu-system-x86_64 with dbb-octep "
                     "(default: build.sh's cached binary)")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--fuzz-ops", type=int, default=FUZZ["ops"])
+    ap.add_argument("--fuzz-seed", type=int, default=FUZZ["seed"])
     args = ap.parse_args()
+    FUZZ["ops"], FUZZ["seed"] = args.fuzz_ops, args.fuzz_seed
     qemu = args.qemu
     if not qemu:
         out = subprocess.run([os.path.join(here, "..", "build.sh")],
