@@ -1026,6 +1026,163 @@ LOG_NEEDLES = ("IN_INSTR_RSIZE 0", "instruction fetch: DMA read",
                "firmware's own field", "message of 900 bytes")
 
 
+# ---- tests: upstream's bring-up, register by register ---------------------
+
+def drv_reset_queues(d):
+    """cn93_reset_iq/oq for each ring (6.1 octep_open, first step)."""
+    for q in range(RINGS):
+        d.wr(q, IN_ENABLE, 0)
+        for off in (IN_CNTS, IN_INT_LEVELS, IN_PKT_CNT, 0x90, IN_BADDR,
+                    IN_RSIZE):
+            d.wr(q, off, 0)
+        d.wr(q, IN_DBELL, CLEAR)
+        d.wr(q, OUT_ENABLE, 0)
+        d.w32(ring_reg(q, OUT_CNTS), d.r32(ring_reg(q, OUT_CNTS)))
+        d.wr(q, 0x180, 0xFFFFFFFFF)
+        d.wr(q, OUT_DBELL, CLEAR)
+
+
+def drv_setup_rings(d, size=1024, bsize=3776):
+    """setup_iq_regs / setup_oq_regs, descriptors as octep_setup_oqs."""
+    for q in range(RINGS):
+        expect(d.rr(q, IN_CONTROL) & (1 << 28), "IN IDLE")
+        d.wr(q, IN_CONTROL, d.rr(q, IN_CONTROL) | (3 << 25) | (1 << 24) | 2)
+        d.wr(q, IN_BADDR, IQ_RING + q * 0x10000)
+        d.wr(q, IN_RSIZE, size)
+        c = d.r32(ring_reg(q, IN_CNTS))
+        d.w32(ring_reg(q, IN_CNTS), c)
+        d.wr(q, IN_INT_LEVELS, 0)
+        expect(d.rr(q, OUT_CONTROL) & (1 << 40), "OUT IDLE")
+        d.wr(q, OUT_CONTROL, (d.rr(q, OUT_CONTROL) & ~(1 << 23)) | (1 << 26))
+        d.wr(q, OUT_BADDR, OQ_RING + q * 0x10000)
+        d.wr(q, OUT_RSIZE, size)
+        d.wr(q, OUT_CONTROL, (d.rr(q, OUT_CONTROL) & ~0x7FFFFF) | bsize)
+        d.wr(q, OUT_INT_LEVELS, (10 << 32) | 1)
+    d.bsize = 4096
+    d.q.mem_write(OQ_RING, b"".join(
+        struct.pack("<QQ", OQ_BUF + i * 4096, 0) for i in range(size)))
+
+
+def drv_enable(d, grant=1024):
+    """enable_io_queues, then octep_oq_dbell_init."""
+    for q in range(RINGS):
+        d.wr(q, IN_DBELL, CLEAR)
+        expect(d.rr(q, IN_DBELL) == 0, "IN_INSTR_DBELL did not read 0")
+        d.wr(q, IN_INT_LEVELS, d.rr(q, IN_INT_LEVELS) | INT_ENA)
+        d.wr(q, IN_ENABLE, d.rr(q, IN_ENABLE) | 1)
+    for q in range(RINGS):
+        d.wr(q, OUT_INT_LEVELS, d.rr(q, OUT_INT_LEVELS) | INT_ENA)
+        d.wr(q, OUT_DBELL, CLEAR)
+        d.wr(q, OUT_ENABLE, d.rr(q, OUT_ENABLE) | 1)
+    d.w64(OEI_ENA_W1S, 2 ** 64 - 1)
+    for q in range(RINGS):
+        d.w32(ring_reg(q, OUT_DBELL), grant)
+
+
+def drv_napi(d, q=0):
+    """octep_oq_process_rx + octep_enable_ioq_irq: read the count, take
+    the frames, refill only at 256, ack, RESEND.  Returns frames taken."""
+    count = d.r32(ring_reg(q, OUT_CNTS))
+    if count:
+        d.w32(ring_reg(q, OUT_CNTS), count)
+        d.r32(ring_reg(q, OUT_CNTS))
+    d.w64(ring_reg(q, OUT_CNTS), RESEND)
+    d.w64(ring_reg(q, IN_CNTS), RESEND)
+    d.refill = getattr(d, "refill", 0) + count
+    if d.refill >= 256:
+        d.w32(ring_reg(q, OUT_DBELL), d.refill)
+        d.refill = 0
+    return count
+
+
+def t_bringup_61(d):
+    """6.1: probe (GET_MAC), open, traffic: 16 frames, then the stall."""
+    drv_reset_queues(d)
+    m = MboxV1(d)
+    m.init()
+    mac = m.request(CMD_MAC, struct.pack("<H", 0))[8:14]
+    expect(mac == MAC, "GET_MAC %s" % mac.hex())
+    drv_reset_queues(d)
+    drv_setup_rings(d)
+    m.request(CMD_RX, struct.pack("<HH", 1, 1))
+    if struct.unpack("<H", m.request(CMD_LINK, b"\0\0")[8:10])[0] == 0:
+        m.request(CMD_LINK, struct.pack("<HH", 1, 1))
+    drv_enable(d)
+    link = struct.unpack("<H", m.request(CMD_LINK, b"\0\0")[8:10])[0]
+    expect(link == 1, "link %d after open" % link)
+    d.clear_msix()
+    d.gt_reset()
+    d.send_frames(100)
+    expect(d.msix_fired(16), "no RX interrupt")
+    taken = drv_napi(d)
+    d.send_frames(100)
+    taken += drv_napi(d)
+    gt = d.truth()
+    print("# 6.1 on wmark 0x400: %d frames taken, %d refused, credit %d, "
+          "%d doorbell writes" % (taken, gt["rx_refused"][0],
+                                  gt["credit_now"][0],
+                                  gt["out_dbell_writes"][0]))
+    expect(taken == 16 and gt["rx_refused"][0] == 184 and
+           gt["credit_now"][0] == 1008,
+           "the stall the reference predicts: 16 frames, then none")
+    # TX: one skb, writel(1)
+    d.q.drain()
+    f = tx_frame(64, 3)
+    d.q.mem_write(TX_BUF, f)
+    d.q.mem_write(IQ_RING, struct.pack("<QQ", TX_BUF, len(f)) + bytes(48))
+    d.w32(ring_reg(0, IN_DBELL), 1)
+    expect(d.q.recv_frame() == f, "TX frame")
+    expect(d.r32(ring_reg(0, IN_CNTS)) == 1, "IN_CNTS")
+    expect(d.r64(OEI_RINT) == 0 and d.r64(EPF_MBOX_RINT) == 0,
+           "a cause 6.1 would mishandle")
+    m.request(CMD_LINK, struct.pack("<HH", 1, 0))
+    m.request(CMD_RX, struct.pack("<HH", 1, 0))
+    m.wr(MB_HOST_STATUS, 3)
+    m.wr(MB_HOST_STATUS, 0)
+
+
+def t_bringup_612(d):
+    """6.12: GET_INFO, GET_MTU, GET_MAC by polling OEI, open, heartbeat."""
+    drv_reset_queues(d)
+    m = MboxV2(d)
+    m.init(version=0x010000)
+    for cmd in (CMD_GET_INFO, CMD_MTU, CMD_MAC):
+        mid = m.send(cmd, struct.pack("<H", 0))
+        expect(d.r64(OEI_RINT) & 1, "OEI bit 0 after cmd %d" % cmd)
+        d.w64(OEI_RINT, d.r64(OEI_RINT))
+        hdr, data = m.recv()
+        expect(hdr["msg_id"] == mid and
+               struct.unpack("<H", data[6:8])[0] == 0, "cmd %d" % cmd)
+        if cmd == CMD_MTU:
+            expect(struct.unpack("<H", data[8:10])[0] - 18 == 9000, "mtu")
+    drv_setup_rings(d)
+    d.msix_setup()
+    m.send(CMD_RX, struct.pack("<HH", 1, 1))
+    m.send(CMD_LINK, struct.pack("<HH", 1, 1))
+    drv_enable(d)
+    d.clear_msix()
+    m.send(CMD_LINK, struct.pack("<H", 0))
+    expect(d.msix_fired(8), "vector 8 for the replies")
+    replies = []
+    while True:
+        msg = m.recv()
+        if msg is None:
+            break
+        replies.append(msg)
+    expect(len(replies) == 3 and
+           struct.unpack("<H", replies[2][1][8:10])[0] == 1,
+           "replies %s" % replies)
+    base = d.truth()["heartbeats"][0]
+    d.q.clock_step(10 ** 9)
+    expect(d.truth()["heartbeats"][0] - base == 2, "2 heartbeats a second")
+    m.send(CMD_DEV_REMOVE, bytes(8))
+    m.wr(MB_HOST_VERSION, 0)
+    m.wr(MB_HOST_STATUS, 0)
+    base = d.truth()["heartbeats"][0]
+    d.q.clock_step(10 ** 9)
+    expect(d.truth()["heartbeats"][0] == base, "heartbeat after uninit")
+
+
 FUZZ = {"ops": 2000, "seed": 1}
 RING_OFFS = (IN_CONTROL, IN_ENABLE, IN_BADDR, IN_RSIZE, IN_DBELL, IN_CNTS,
              IN_INT_LEVELS, OUT_CNTS, OUT_INT_LEVELS, OUT_BADDR, OUT_RSIZE,
@@ -1038,6 +1195,13 @@ def fuzz(d):
     rnd = random.Random(FUZZ["seed"])
     q = d.q
     mbox = MboxV1(d)
+    # Start from a working port (rings up, credit granted, a v2 host), so
+    # that the walk reaches the datapath and the firmware, not only errors.
+    drv_reset_queues(d)
+    drv_setup_rings(d, size=64, bsize=2048)
+    drv_enable(d, grant=2048)
+    v2 = MboxV2(d)
+    v2.init()
 
     def val():
         return rnd.choice([0, 1, 2, 16, 64, 1024, 0xFFFFFFFF, RESEND,
@@ -1083,6 +1247,11 @@ def fuzz(d):
             q.qmp_cmd("set_link", name="nic0", up=rnd.random() < 0.7)
         elif op == 10:
             d.r64(ring_reg(ring, rnd.choice(RING_OFFS)))
+            if rnd.random() < 0.3:
+                v2.send(rnd.randrange(16), bytes(rnd.getrandbits(8)
+                                                 for _ in range(8)))
+            elif rnd.random() < 0.2:
+                v2.recv()
         else:
             q.cfg_write16(0x04, rnd.choice([0x6, 0x6, 0x2]))
         if i % 200 == 0:
@@ -1203,6 +1372,18 @@ def run_tests(qemu_bin, verbose):
 
     tap.check("rings=63: RPPF 63 and 79 MSI-X vectors; rings=64 refused",
               lambda: t_rings_property(qemu_bin, verbose))
+    b = Octep(qemu_bin, "", verbose)
+    try:
+        b.msix_setup()
+        tap.check("6.1's bring-up order (probe GET_MAC, open, enable, grant "
+                  "1024, NAPI refilling at 256) at wmark 0x400: 16 frames, "
+                  "then every frame refused", lambda: t_bringup_61(b))
+        tap.check("6.12's bring-up order (GET_INFO, GET_MTU, GET_MAC by "
+                  "OEI polling; open; replies on vector 8; heartbeat until "
+                  "uninit)", lambda: t_bringup_612(b))
+    finally:
+        b.quit()
+        b.cleanup()
     f = Octep(qemu_bin, "", verbose)
     try:
         f.msix_setup()
