@@ -112,6 +112,16 @@ add_deb_src() {
 	apt-get update -q >/dev/null 2>&1 || die "apt-get update failed after adding $out"
 }
 
+# add_kconfig SRC: one Kconfig symbol per model in hw/net/Kconfig (idempotent)
+add_kconfig() {
+	local model
+	for model in IGC OCTEP; do
+		grep -qx "config DBB_$model" "$1/hw/net/Kconfig" ||
+			printf '\nconfig DBB_%s\n    bool\n    default y if PCI_DEVICES\n    depends on PCI_EXPRESS && MSI_NONBROKEN\n' \
+				"$model" >>"$1/hw/net/Kconfig"
+	done
+}
+
 mkdir -p "$QDIR/src"
 orig=$(ls "$QDIR"/src/qemu_7.2*.orig.tar.xz 2>/dev/null | head -n1 || true)
 if [ -z "$orig" ]; then
@@ -144,6 +154,7 @@ if [ "$(cat "$work/.configured" 2>/dev/null || true)" != "$stamp" ]; then
 	# The dfsg tarball has no firmware blobs: do not unpack edk2 ones.
 	sed -i 's/^\( *unpack_edk2_blobs = \)bzip2\.found()/\1false/' "$src/meson.build"
 	grep -q 'unpack_edk2_blobs = bzip2' "$src/meson.build" && die "could not disable unpack_edk2_blobs in meson.build"
+	add_kconfig "$src"
 	# The file list line is (re)written below from the model sources.
 	printf '\n# dbbatch models\n' >>"$src/hw/net/meson.build"
 	mkdir -p "$work/build"
@@ -153,13 +164,9 @@ if [ "$(cat "$work/.configured" 2>/dev/null || true)" != "$stamp" ]; then
 fi
 src=$work/src
 
-# One Kconfig symbol per model (added to a work tree configured before the
-# model existed too: meson re-reads Kconfig on the next ninja run).
-for model in IGC OCTEP; do
-	grep -qx "config DBB_$model" "$src/hw/net/Kconfig" ||
-		printf '\nconfig DBB_%s\n    bool\n    default y if PCI_DEVICES\n    depends on PCI_EXPRESS && MSI_NONBROKEN\n' \
-			"$model" >>"$src/hw/net/Kconfig"
-done
+# A work tree configured before a model existed gets its symbol here;
+# meson re-reads Kconfig on the next ninja run.
+add_kconfig "$src"
 
 # Copy the model in (only files that changed, to keep ninja incremental)
 # and list its .c files in hw/net/meson.build.
