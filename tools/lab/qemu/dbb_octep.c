@@ -439,7 +439,21 @@ static void dbb_octep_fw_vsec_init(DbbOctepState *s)
                         DBB_OCTEP_FW_VSEC_LEN);
     pci_set_long(cap + 4, DBB_OCTEP_FW_VSEC_ID | 1 << 16 |
                  DBB_OCTEP_FW_VSEC_LEN << 20);
-    cap[8] = 1;
+    cap[8] = s->fw_ready;
+}
+
+static bool dbb_octep_get_fw_ready(Object *obj, Error **errp)
+{
+    return DBB_OCTEP(obj)->fw_ready;
+}
+
+/* 6.12 defers probe while the byte reads 0; a test can flip it live. */
+static void dbb_octep_set_fw_ready(Object *obj, bool on, Error **errp)
+{
+    DbbOctepState *s = DBB_OCTEP(obj);
+
+    s->fw_ready = on;
+    PCI_DEVICE(s)->config[DBB_OCTEP_FW_VSEC + 8] = on;
 }
 
 static void dbb_octep_get_gt(Object *obj, Visitor *v, const char *name,
@@ -652,6 +666,7 @@ static void dbb_octep_instance_init(Object *obj)
     device_add_bootindex_property(obj, &s->conf.bootindex, "bootindex",
                                   "/ethernet-phy@0", DEVICE(obj));
     s->fw_heartbeat = true;
+    s->fw_ready = true;
     object_property_add_uint32_ptr(obj, "fw-delay-ms", &s->fw_delay_ms,
                                    OBJ_PROP_FLAG_READWRITE);
 }
@@ -723,6 +738,11 @@ static void dbb_octep_class_init(ObjectClass *klass, void *data)
                                    dbb_octep_set_fw_heartbeat);
     object_class_property_set_description(klass, "fw-heartbeat",
         "The firmware pulses OEI_RINT bit 1 (v2 hosts; default on)");
+    object_class_property_add_bool(klass, "fw-ready",
+                                   dbb_octep_get_fw_ready,
+                                   dbb_octep_set_fw_ready);
+    object_class_property_set_description(klass, "fw-ready",
+        "The firmware-ready byte of the 0xA3 capability reads 1 (default)");
     object_class_property_add(klass, "ground-truth", "DbbOctepGroundTruth",
                               dbb_octep_get_gt, NULL, NULL, NULL);
     object_class_property_set_description(klass, "ground-truth",

@@ -409,6 +409,14 @@ def t_ext_caps(d):
     expect(ready == 1, "firmware-ready byte %d" % ready)
 
 
+def t_fw_ready_property(d):
+    off = [o for o, cid, _ in d.ext_caps() if cid == 0x000B][0]
+    d.qom_set("fw-ready", False)
+    expect(d.ext_read32(off + 8) & 0xFF == 0, "fw-ready=off reads 1")
+    d.qom_set("fw-ready", True)
+    expect(d.ext_read32(off + 8) & 0xFF == 1, "fw-ready=on reads 0")
+
+
 def t_msix_layout(d):
     cap = d.find_cap(0x11)
     expect(cap is not None, "no MSI-X capability")
@@ -764,9 +772,36 @@ def seed_tests(tap, qemu_bin, verbose):
         tap.check("seed: upstream's grant (1024) at wmark 0x100 runs on "
                   "784 buffers before credit must return",
                   lambda: seed_upstream_runs(d))
+        tap.check("laps and overwritten_unread count only frames the host "
+                  "has not acknowledged", lambda: t_laps_count_unread_only(d))
     finally:
         d.quit()
         d.cleanup()
+
+
+def t_laps_count_unread_only(d):
+    """Frames the host acknowledged may be written over; only unread ones
+    count.  Ring 64 at wmark 0x100, credit 512 (17 fetches, 272 buffers):
+    64 frames, the host acknowledges 32, then 48 more frames: slots 0-31
+    (read) are reused silently, slots 32-47 (unread) are overwritten."""
+    d.oq_setup(0, size=64, credit=0)
+    d.gt_reset()
+    d.w32(ring_reg(0, OUT_DBELL), 512)
+    d.send_frames(64)
+    gt = d.truth()
+    expect(gt["laps"][0] == 0 and gt["overwritten_unread"][0] == 0,
+           "a full ring, nothing lost yet: laps %d overwritten %d"
+           % (gt["laps"][0], gt["overwritten_unread"][0]))
+    d.w32(ring_reg(0, OUT_CNTS), 32)
+    d.send_frames(48)
+    gt = d.truth()
+    expect(gt["rx_frames"][0] == 112 and gt["laps"][0] == 1 and
+           gt["overwritten_unread"][0] == 16,
+           "frames %d laps %d overwritten %d (want 112, 1, 16)"
+           % (gt["rx_frames"][0], gt["laps"][0],
+              gt["overwritten_unread"][0]))
+    expect(d.r32(ring_reg(0, OUT_CNTS)) == 80, "OUT_CNTS %d"
+           % d.r32(ring_reg(0, OUT_CNTS)))
 
 
 def seed_upstream_runs(d):
@@ -1271,6 +1306,8 @@ def run_main(tap, d):
             ("BAR0 8 MiB, BAR2 1 MiB, BAR4 32 MiB, all 64-bit", t_bars),
             ("AER at 0x100, vendor-specific ext cap 0xA3 with "
              "firmware-ready byte 1", t_ext_caps),
+            ("fw-ready=off clears the firmware-ready byte (6.12 defers "
+             "probe), on sets it", t_fw_ready_property),
             ("MSI-X: 16 + rings vectors, table and PBA in BAR4",
              t_msix_layout),
             ("MAC_PF_RING_CTL RPPF = rings, EPF_RINFO/MAC_NUMBER 0, scratch "
