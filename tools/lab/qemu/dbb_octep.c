@@ -706,6 +706,7 @@ static Property dbb_octep_properties[] = {
     DEFINE_PROP_UINT32("hb-miss", DbbOctepState, hb_miss, 20),
     DEFINE_PROP_UINT32("mtu-max", DbbOctepState, fw_mtu_max, 9018),
     DEFINE_PROP_UINT32("rx-offloads", DbbOctepState, rx_offloads, 0),
+    DEFINE_PROP_BOOL("rx-spread", DbbOctepState, rx_spread, true),
     DEFINE_PROP_END_OF_LIST(),
 };
 

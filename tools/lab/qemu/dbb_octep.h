@@ -173,6 +173,7 @@ struct DbbOctepState {
     uint32_t fw_mtu_max;        /* MTU GET answer (frame size) */
     uint32_t rx_offloads;       /* GET_INFO rx_ol_flags: 8-byte header */
     bool fw_ready;              /* firmware-ready VSEC byte reads 1 */
+    bool rx_spread;             /* IP flows hashed over the rings */
 
     uint64_t ring_regs[DBB_OCTEP_MAX_RINGS][DBB_RING_REGS / 8];
     uint64_t gregs[DBB_GLOBAL_SIZE / 8];

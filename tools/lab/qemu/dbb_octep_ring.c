@@ -263,17 +263,77 @@ static void dbb_octep_out_ack(DbbOctepState *s, int q, uint32_t n)
     r->seq_acked = MIN(r->seq_acked + n, r->seq_written);
 }
 
-/* Is there an enabled output ring to deliver to?  The lowest one. */
-static int dbb_octep_rx_ring(DbbOctepState *s)
+/*
+ * The flow hash the coprocessor steers by (a stand-in for its RSS):
+ * IPv4/IPv6 addresses, plus TCP/UDP ports when present; 0 for anything
+ * else.  FNV-1a over those bytes.
+ */
+static uint32_t dbb_octep_flow_hash(const uint8_t *buf, size_t size)
 {
-    unsigned q;
+    uint32_t h = 2166136261u;
+    size_t l3 = 14, addrs, alen, l4 = 0, i;
+    uint16_t type;
+    uint8_t proto;
+
+    if (size < l3) {
+        return 0;
+    }
+    type = lduw_be_p(buf + 12);
+    if (type == 0x8100 && size >= 18) {
+        type = lduw_be_p(buf + 16);
+        l3 = 18;
+    }
+    if (type == 0x0800 && size >= l3 + 20) {
+        size_t ihl = (buf[l3] & 0xF) * 4;
+
+        proto = buf[l3 + 9];
+        addrs = l3 + 12;
+        alen = 8;
+        /* ports only in the first fragment of an unfragmented datagram */
+        if (ihl >= 20 && !(lduw_be_p(buf + l3 + 6) & 0x3FFF)) {
+            l4 = l3 + ihl;
+        }
+    } else if (type == 0x86DD && size >= l3 + 40) {
+        proto = buf[l3 + 6];
+        addrs = l3 + 8;
+        alen = 32;
+        l4 = l3 + 40;
+    } else {
+        return 0;
+    }
+    for (i = 0; i < alen; i++) {
+        h = (h ^ buf[addrs + i]) * 16777619u;
+    }
+    if (l4 && (proto == 6 || proto == 17) && size >= l4 + 4) {
+        for (i = 0; i < 4; i++) {
+            h = (h ^ buf[l4 + i]) * 16777619u;
+        }
+    }
+    return h ? h : 1;
+}
+
+/*
+ * The output ring a frame goes to: with rx-spread, IP flows by their
+ * hash over the enabled rings; anything else (and everything without
+ * rx-spread) to the lowest enabled ring.  -1: none enabled.
+ */
+static int dbb_octep_rx_ring(DbbOctepState *s, const uint8_t *buf,
+                             size_t size)
+{
+    uint8_t enabled[DBB_OCTEP_MAX_RINGS];
+    uint32_t hash;
+    unsigned q, n = 0;
 
     for (q = 0; q < s->num_rings; q++) {
         if (*dbb_octep_rreg(s, q, R_OUT_ENABLE) & 1) {
-            return q;
+            enabled[n++] = q;
         }
     }
-    return -1;
+    if (!n) {
+        return -1;
+    }
+    hash = s->rx_spread ? dbb_octep_flow_hash(buf, size) : 0;
+    return enabled[hash % n];
 }
 
 /* Fetch buffers, 16 at a time, while the credit is at the watermark. */
@@ -377,8 +437,8 @@ ssize_t dbb_octep_receive(NetClientState *nc, const uint8_t *buf,
     DbbOctepRing *r;
     int q;
 
-    q = dbb_octep_rx_ring(s);
-    if (q < 0 || nc->link_down || s->busy) {
+    q = dbb_octep_rx_ring(s, buf, size);
+    if (q < 0 || q >= DBB_OCTEP_MAX_RINGS || nc->link_down || s->busy) {
         dbb_octep_gt_add(s, DBB_OGT_RX_OFF_DROPS, 0, 1);
         return size;
     }

@@ -31,7 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qtest_dbb_igc import (QEMU, Tap, HarnessError, expect,  # noqa: E402
-                           wait_for, eth, MAC, PEER_MAC, SLOT)
+                           wait_for, eth, ipv4, udp, MAC, PEER_MAC, SLOT)
 
 BAR0 = 0xE0000000                   # 8 MiB: rings and globals
 BAR2 = 0xE0800000                   # 1 MiB
@@ -665,6 +665,55 @@ def t_rx_refused(d):
     d.wr(2, OUT_ENABLE, 0)
 
 
+def udp_frame(sport, dport=9):
+    return eth(MAC, PEER_MAC, 0x0800,
+               ipv4(b"\x0a\0\0\x02", b"\x0a\0\0\x01", 17,
+                    udp(sport, dport, bytes(18))))
+
+
+def send_counted(d, frames):
+    """Send frames one by one; wait until the model has taken each."""
+    for f in frames:
+        before = sum(d.truth()["rx_frames"])
+        d.q.send_frame(f)
+        wait_for(lambda: sum(d.truth()["rx_frames"]) > before, "a frame")
+
+
+def rx_per_ring(d):
+    return d.truth()["rx_frames"][:RINGS]
+
+
+def t_rx_spread(d):
+    for q in range(RINGS):
+        d.oq_setup(q, size=64, credit=4096)
+    base = rx_per_ring(d)
+    send_counted(d, [udp_frame(1000 + i) for i in range(64)])
+    per = [a - b for a, b in zip(rx_per_ring(d), base)]
+    expect(sum(per) == 64 and sum(1 for n in per if n) >= 3,
+           "64 flows over the rings: %s" % per)
+    base = rx_per_ring(d)
+    send_counted(d, [udp_frame(4242)] * 10)
+    per = [a - b for a, b in zip(rx_per_ring(d), base)]
+    expect(sorted(per) == [0, 0, 0, 10], "one flow, one ring: %s" % per)
+    base = rx_per_ring(d)
+    send_counted(d, [rx_frame()] * 5)
+    per = [a - b for a, b in zip(rx_per_ring(d), base)]
+    expect(per == [5, 0, 0, 0], "non-IP frames to ring 0: %s" % per)
+    for q in range(1, RINGS):
+        d.wr(q, OUT_ENABLE, 0)
+
+
+def t_rx_spread_off(d):
+    for q in range(RINGS):
+        d.oq_setup(q, size=64, credit=4096)
+    base = rx_per_ring(d)
+    send_counted(d, [udp_frame(1000 + i) for i in range(16)])
+    per = [a - b for a, b in zip(rx_per_ring(d), base)]
+    expect(per == [16, 0, 0, 0], "rx-spread=off: %s" % per)
+    for q in range(1, RINGS):
+        d.wr(q, OUT_ENABLE, 0)
+
+
 # ---- tests: the seed's table -----------------------------------------------
 
 def seed_k(frames, ceiling, wmark):
@@ -759,8 +808,10 @@ def seed_tests(tap, qemu_bin, verbose):
     finally:
         d.quit()
         d.cleanup()
-    d = Octep(qemu_bin, ",wmark=0x100", verbose)
+    d = Octep(qemu_bin, ",wmark=0x100,rx-spread=off", verbose)
     try:
+        tap.check("RX: rx-spread=off: every frame to the lowest enabled "
+                  "ring", lambda: t_rx_spread_off(d))
         for c, p, stops in ((256, 100, True), (255, 40, True),
                             (1024, 1000, True), (2048, 2000, True),
                             (4096, 1000, False)):
@@ -1030,7 +1081,7 @@ def t_wrong(d):
     d.iq_put(3, TX_BUF, 60 | (1 << 62))
     d.w32(ring_reg(3, IN_DBELL), 2)
     # subtracting more than the count
-    d.w32(ring_reg(3, OUT_CNTS), 5)
+    d.w32(ring_reg(3, OUT_CNTS), d.r32(ring_reg(3, OUT_CNTS)) + 5)
     # output ring with buffers smaller than the header, and outside RAM
     d.oq_setup(0, size=64, bsize=8, credit=2048)
     d.send_frames(1)
@@ -1339,6 +1390,9 @@ def run_main(tap, d):
             ("RX: INT_LEVELS packet and time thresholds", t_rx_int_levels),
             ("RX: credit under the watermark: frames refused and counted",
              t_rx_refused),
+            ("RX: rx-spread (default): IP flows hashed over the enabled "
+             "rings, a flow on one ring, non-IP to the lowest",
+             t_rx_spread),
             ("mailbox v1 (6.1): GET_MAC, GET_MTU, LINK/RX state, LINK_INFO, "
              "IF_STATS at the host's offset; no OEI, no fw-to-host "
              "message", t_mbox_v1),
