@@ -625,7 +625,7 @@ static void dbb_octep_realize(PCIDevice *d, Error **errp)
                                             dbb_octep_out_timer_cb,
                                             &s->ring[q]);
     }
-    s->fw_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, dbb_octep_fw_timer_cb, s);
+    s->fw_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dbb_octep_fw_timer_cb, s);
     s->hb_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, dbb_octep_hb_timer_cb, s);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     s->nic = qemu_new_nic(&dbb_octep_net_info, &s->conf,
@@ -707,6 +707,7 @@ static Property dbb_octep_properties[] = {
     DEFINE_PROP_UINT32("mtu-max", DbbOctepState, fw_mtu_max, 9018),
     DEFINE_PROP_UINT32("rx-offloads", DbbOctepState, rx_offloads, 0),
     DEFINE_PROP_BOOL("rx-spread", DbbOctepState, rx_spread, true),
+    DEFINE_PROP_UINT32("fw-latency-us", DbbOctepState, fw_latency_us, 1000),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -165,7 +165,8 @@ struct DbbOctepState {
     /* properties */
     uint32_t num_rings;         /* MAC_PF_RING_CTL.RPPF */
     uint32_t wmark;             /* SDP_OUT_WMARK of the emulated firmware */
-    uint32_t fw_delay_ms;       /* firmware answers this late */
+    uint32_t fw_delay_ms;       /* firmware answers this late (fault) */
+    uint32_t fw_latency_us;     /* a v2 answer takes this long */
     bool fw_silent;             /* firmware never answers */
     bool fw_heartbeat;          /* firmware pulses OEI bit 1 */
     uint32_t hb_interval_ms;

@@ -493,13 +493,23 @@ void dbb_octep_mbox_write(void *opaque, hwaddr addr, uint64_t val,
         dbb_octep_host_status(s, ldq_le_p(s->mbox + MB_HOST_STATUS));
     }
     if (addr >= MB_H2F_PROD && addr < MB_H2F_PROD + 4) {
-        if (s->fw_delay_ms) {
-            if (!timer_pending(s->fw_timer)) {
-                timer_mod(s->fw_timer, qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) +
-                          s->fw_delay_ms);
-            }
-        } else {
+        /*
+         * v1 answers within the producer write: 6.1 reads its slot right
+         * after writing it and sleeps 10 ms when the answer is not there.
+         * v2 answers fw-latency-us later, as a firmware core would: 6.12
+         * puts the request on its wait list only after ringing, so an
+         * answer raised inside the doorbell write could be taken (and
+         * dropped) before the waiter exists.
+         */
+        int64_t ns = (int64_t)s->fw_delay_ms * SCALE_MS +
+                     (s->mbox_proto == 2 ? (int64_t)s->fw_latency_us *
+                      SCALE_US : 0);
+
+        if (!ns) {
             dbb_octep_fw_process(s);
+        } else if (!timer_pending(s->fw_timer)) {
+            timer_mod(s->fw_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                      ns);
         }
     }
 }

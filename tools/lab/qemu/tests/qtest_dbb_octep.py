@@ -60,6 +60,7 @@ OEI_RINT, OEI_W1S, OEI_ENA_W1C, OEI_ENA_W1S = (0x20360, 0x20370, 0x20380,
 EPF_SCRATCH, EPF_RINFO = 0x205E0, 0x205F0
 EPVF_RING, MAC_PF_RING_CTL, MAC_NUMBER = 0x26000, 0x2C000, 0x2C100
 
+FW_LATENCY_NS = 1000 * 1000         # fw-latency-us default: v2 answers
 RESEND = 1 << 59
 INT_ENA = 1 << 62
 CLEAR = 0xFFFFFFFF
@@ -368,6 +369,7 @@ class MboxV2:
 
     def request(self, cmd, body=b""):
         mid = self.send(cmd, body)
+        self.d.q.clock_step(FW_LATENCY_NS)
         m = self.recv()
         expect(m is not None, "no reply to command %d" % cmd)
         hdr, data = m
@@ -1005,6 +1007,7 @@ def t_mbox_v2_silent(d):
     m = v2_host(d)
     d.qom_set("fw-silent", True)
     m.send(CMD_MTU, struct.pack("<H", 0))
+    d.q.clock_step(10 * FW_LATENCY_NS)
     expect(m.recv() is None, "silent firmware answered")
     d.qom_set("fw-silent", False)
 
@@ -1016,7 +1019,7 @@ def t_mbox_v2_slow(d):
     expect(m.recv() is None, "slow firmware answered at once")
     d.q.clock_step(299 * 10 ** 6)
     expect(m.recv() is None, "answered before 300 ms")
-    d.q.clock_step(2 * 10 ** 6)
+    d.q.clock_step(2 * 10 ** 6 + FW_LATENCY_NS)
     msg = m.recv()
     expect(msg and msg[0]["msg_id"] == mid, "no answer after 300 ms")
     d.qom_set("fw-delay-ms", 0)
@@ -1097,6 +1100,7 @@ def t_wrong(d):
     m = v2_host(d)
     m._put(0, struct.pack("<HHIIHH", 0, 0, 900, 1, 1, 0))
     m.wr(H2F_PROD, 16, 4)
+    d.q.clock_step(FW_LATENCY_NS)
     expect(d.alive(), "QEMU died")
     gt = d.truth()
     expect(gt["guest_errors"][0] >= base + 10, "guest_errors %d -> %d"
@@ -1234,6 +1238,9 @@ def t_bringup_612(d):
     m.init(version=0x010000)
     for cmd in (CMD_GET_INFO, CMD_MTU, CMD_MAC):
         mid = m.send(cmd, struct.pack("<H", 0))
+        expect(not d.r64(OEI_RINT) & 1, "answered within the doorbell "
+               "write (6.12 would drop it)")
+        d.q.clock_step(FW_LATENCY_NS)
         expect(d.r64(OEI_RINT) & 1, "OEI bit 0 after cmd %d" % cmd)
         d.w64(OEI_RINT, d.r64(OEI_RINT))
         hdr, data = m.recv()
@@ -1248,6 +1255,7 @@ def t_bringup_612(d):
     drv_enable(d)
     d.clear_msix()
     m.send(CMD_LINK, struct.pack("<H", 0))
+    d.q.clock_step(FW_LATENCY_NS)
     expect(d.msix_fired(8), "vector 8 for the replies")
     replies = []
     while True:
