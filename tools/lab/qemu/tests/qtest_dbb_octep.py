@@ -807,6 +807,9 @@ def seed_tests(tap, qemu_bin, verbose):
         tap.check("seed: upstream's grant (1024 once) at wmark 0x400 "
                   "delivers 16 frames, then stops",
                   lambda: seed_laps(d, 1024, 0x400, 1024, 300, 1008, True, 0))
+        tap.check("seed's fix at wmark 0x400: a grant of ring + wmark - 16 "
+                  "(2032) fills the ring exactly, no lap, doorbell 1008",
+                  lambda: seed_fix_grant(d, 0x400))
     finally:
         d.quit()
         d.cleanup()
@@ -825,6 +828,9 @@ def seed_tests(tap, qemu_bin, verbose):
         tap.check("seed: upstream's grant (1024) at wmark 0x100 runs on "
                   "784 buffers before credit must return",
                   lambda: seed_upstream_runs(d))
+        tap.check("seed's fix at wmark 0x100: a grant of ring + wmark - 16 "
+                  "(1264) fills the ring exactly, no lap, doorbell 240",
+                  lambda: seed_fix_grant(d, 0x100))
         tap.check("laps and overwritten_unread count only frames the host "
                   "has not acknowledged", lambda: t_laps_count_unread_only(d))
     finally:
@@ -855,6 +861,19 @@ def t_laps_count_unread_only(d):
               gt["overwritten_unread"][0]))
     expect(d.r32(ring_reg(0, OUT_CNTS)) == 80, "OUT_CNTS %d"
            % d.r32(ring_reg(0, OUT_CNTS)))
+
+
+def seed_fix_grant(d, wmark):
+    """The seed's fix: grant R + W - 16.  The block fetches exactly one
+    ring (R / 16 fetches) and stops at W - 16: a full ring that nobody
+    reads refuses frames instead of lapping."""
+    ring = 1024
+    count, gt = seed_row(d, ring, wmark, ring + wmark - 16, ring + 200)
+    expect(count == ring and gt["laps"][0] == 0 and
+           gt["overwritten_unread"][0] == 0 and
+           d.rr(0, OUT_DBELL) == wmark - 16,
+           "count %d laps %d doorbell %d" % (count, gt["laps"][0],
+                                             d.rr(0, OUT_DBELL)))
 
 
 def seed_upstream_runs(d):
