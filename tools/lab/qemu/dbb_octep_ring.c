@@ -608,9 +608,12 @@ void dbb_octep_ring_write(DbbOctepState *s, int q, hwaddr off,
         break;
     case R_OUT_SLIST_BADDR:
     case R_OUT_SLIST_RSIZE:
-        if (*reg != old) {
-            dbb_octep_out_start(s, q);
-        }
+        /*
+         * Any write restarts the ring at buffer 0, the same value too:
+         * a reopened port often gets its old descriptor ring back from
+         * the DMA allocator, and its read index starts at 0 again.
+         */
+        dbb_octep_out_start(s, q);
         if (off == R_OUT_SLIST_RSIZE &&
             (*reg == 0 || *reg > DBB_OCTEP_MAX_RING)) {
             dbb_octep_guest_error(s, "ring %d: OUT_SLIST_RSIZE %" PRIu64

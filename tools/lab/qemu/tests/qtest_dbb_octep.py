@@ -653,6 +653,23 @@ def t_rx_int_levels(d):
     expect(d.msix_fired(16), "not raised 20 us after a packet (time 10)")
 
 
+def t_rx_reopen_same_ring(d):
+    """Down/up with the same descriptor ring address: writing BADDR again
+    restarts the block at buffer 0, where the driver's read index is."""
+    d.oq_setup(0, size=64, credit=2048)
+    d.send_frames(5, rx_frame(80, 1))
+    d.wr(0, OUT_ENABLE, 0)
+    d.wr(0, OUT_BADDR, OQ_RING)
+    d.wr(0, OUT_RSIZE, 64)
+    d.q.mem_write(OQ_BUF, bytes(16))
+    d.wr(0, OUT_ENABLE, 1)
+    d.send_frames(1, rx_frame(90, 2))
+    buf = d.oq_buf(0, 16)
+    expect(struct.unpack(">Q", buf[:8])[0] == 90 and buf[8:14] == MAC,
+           "the first frame after reopening is not in buffer 0: %s"
+           % buf.hex())
+
+
 def t_rx_refused(d):
     d.oq_setup(2, size=64, credit=1000)
     d.wr(0, OUT_ENABLE, 0)
@@ -1415,6 +1432,8 @@ def run_main(tap, d):
             ("RX: OUT_CNTS subtracts on write, RESEND re-raises only with a "
              "count", t_rx_cnts_resend),
             ("RX: INT_LEVELS packet and time thresholds", t_rx_int_levels),
+            ("RX: reopening with the same ring address restarts at "
+             "buffer 0", t_rx_reopen_same_ring),
             ("RX: credit under the watermark: frames refused and counted",
              t_rx_refused),
             ("RX: rx-spread (default): IP flows hashed over the enabled "
