@@ -447,6 +447,7 @@ static void dbb_octep_host_status(DbbOctepState *s, uint64_t status)
         mb_setl(s, MB_F2H_PROD, 0);
         mb_setl(s, MB_F2H_CONS, 0);
         s->mbox_proto = 0;
+        timer_del(s->fw_timer);
         break;
     case MB_STATUS_READY:
         s->mbox_proto = ldq_le_p(s->mbox + MB_HOST_VERSION) ? 2 : 1;
