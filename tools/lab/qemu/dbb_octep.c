@@ -83,6 +83,7 @@ static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
     [DBB_OGT_FW_NOTIFY] = "fw_notifications",
     [DBB_OGT_RX_OFF_DROPS] = "rx_off_drops",
     [DBB_OGT_GUEST_ERRORS] = "guest_errors",
+    [DBB_OGT_DMA_ERRORS] = "dma_errors",
 };
 
 static unsigned dbb_ogt_width(DbbOctepState *s, int id)
@@ -131,6 +132,7 @@ static bool dbb_octep_bus_master(DbbOctepState *s, const char *what, int ring)
     if (!(d->config[PCI_COMMAND] & PCI_COMMAND_MASTER)) {
         dbb_octep_guest_error(s, "ring %d: %s with bus mastering disabled",
                               ring, what);
+        dbb_octep_gt_add(s, DBB_OGT_DMA_ERRORS, ring, 1);
         return false;
     }
     return true;
@@ -146,6 +148,7 @@ bool dbb_octep_dma_read(DbbOctepState *s, dma_addr_t addr, void *buf,
         dbb_octep_guest_error(s, "ring %d: %s: DMA read of %" PRIu64
                               " bytes at 0x%" PRIx64 " failed (outside RAM?)",
                               ring, what, (uint64_t)len, (uint64_t)addr);
+        dbb_octep_gt_add(s, DBB_OGT_DMA_ERRORS, ring, 1);
         return false;
     }
     return true;
@@ -161,6 +164,7 @@ bool dbb_octep_dma_write(DbbOctepState *s, dma_addr_t addr, const void *buf,
         dbb_octep_guest_error(s, "ring %d: %s: DMA write of %" PRIu64
                               " bytes at 0x%" PRIx64 " failed (outside RAM?)",
                               ring, what, (uint64_t)len, (uint64_t)addr);
+        dbb_octep_gt_add(s, DBB_OGT_DMA_ERRORS, ring, 1);
         return false;
     }
     return true;

@@ -79,7 +79,8 @@ GT = ["in_dbell_writes", "in_dbell_noop_writes", "in_instr", "tx_frames",
       "credit_granted", "credit_fetched", "credit_now", "fetches",
       "buffers_fetched", "rx_frames", "rx_bytes", "rx_buffers",
       "rx_refused", "laps", "overwritten_unread", "irqs", "fw_requests",
-      "heartbeats", "fw_notifications", "rx_off_drops", "guest_errors"]
+      "heartbeats", "fw_notifications", "rx_off_drops", "guest_errors",
+      "dma_errors"]
 
 # Guest RAM layout
 IQ_RING = 0x100000                  # 64-byte instructions
@@ -1141,6 +1142,9 @@ def t_wrong(d):
     gt = d.truth()
     expect(gt["guest_errors"][0] >= base + 10, "guest_errors %d -> %d"
            % (base, gt["guest_errors"][0]))
+    expect(gt["dma_errors"][0] >= 1 and gt["dma_errors"][1] >= 1,
+           "dma_errors %s (RX write on ring 0, instruction fetch on 1)"
+           % gt["dma_errors"])
     expect(d.q.recv_frame(0.2) is None, "bad programming sent a frame")
 
 
