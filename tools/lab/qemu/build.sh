@@ -1,6 +1,7 @@
 #!/bin/bash
 # build.sh: build QEMU 7.2 (Debian's source package) with our device models
-# compiled in, and print the path of the binary as the last line of stdout.
+# (dbb-igc, dbb-octep) compiled in, and print the path of the binary as the
+# last line of stdout.
 #
 #   tools/lab/qemu/build.sh            build if needed, print the binary path
 #   LAB_QEMU=$(tools/lab/qemu/build.sh | tail -n1)
@@ -111,6 +112,16 @@ add_deb_src() {
 	apt-get update -q >/dev/null 2>&1 || die "apt-get update failed after adding $out"
 }
 
+# add_kconfig SRC: one Kconfig symbol per model in hw/net/Kconfig (idempotent)
+add_kconfig() {
+	local model
+	for model in IGC OCTEP; do
+		grep -qx "config DBB_$model" "$1/hw/net/Kconfig" ||
+			printf '\nconfig DBB_%s\n    bool\n    default y if PCI_DEVICES\n    depends on PCI_EXPRESS && MSI_NONBROKEN\n' \
+				"$model" >>"$1/hw/net/Kconfig"
+	done
+}
+
 mkdir -p "$QDIR/src"
 orig=$(ls "$QDIR"/src/qemu_7.2*.orig.tar.xz 2>/dev/null | head -n1 || true)
 if [ -z "$orig" ]; then
@@ -143,13 +154,7 @@ if [ "$(cat "$work/.configured" 2>/dev/null || true)" != "$stamp" ]; then
 	# The dfsg tarball has no firmware blobs: do not unpack edk2 ones.
 	sed -i 's/^\( *unpack_edk2_blobs = \)bzip2\.found()/\1false/' "$src/meson.build"
 	grep -q 'unpack_edk2_blobs = bzip2' "$src/meson.build" && die "could not disable unpack_edk2_blobs in meson.build"
-	cat >>"$src/hw/net/Kconfig" <<-'EOF'
-
-	config DBB_IGC
-	    bool
-	    default y if PCI_DEVICES
-	    depends on PCI_EXPRESS && MSI_NONBROKEN
-	EOF
+	add_kconfig "$src"
 	# The file list line is (re)written below from the model sources.
 	printf '\n# dbbatch models\n' >>"$src/hw/net/meson.build"
 	mkdir -p "$work/build"
@@ -159,17 +164,32 @@ if [ "$(cat "$work/.configured" 2>/dev/null || true)" != "$stamp" ]; then
 fi
 src=$work/src
 
+# A work tree configured before a model existed gets its symbol here;
+# meson re-reads Kconfig on the next ninja run.
+add_kconfig "$src"
+
 # Copy the model in (only files that changed, to keep ninja incremental)
 # and list its .c files in hw/net/meson.build.
 for f in "${MODEL_C[@]}" "${MODEL_H[@]}"; do
 	cmp -s "$f" "$src/hw/net/$(basename "$f")" || cp "$f" "$src/hw/net/"
 done
-files=$(for f in "${MODEL_C[@]}"; do printf "'%s', " "$(basename "$f")"; done)
-line="softmmu_ss.add(when: 'CONFIG_DBB_IGC', if_true: files(${files}'net_tx_pkt.c', 'net_rx_pkt.c'))"
-if ! grep -qxF "$line" "$src/hw/net/meson.build"; then
-	sed -i "/CONFIG_DBB_IGC/d" "$src/hw/net/meson.build"
-	echo "$line" >>"$src/hw/net/meson.build"
-fi
+# model_files PREFIX: the model's .c files as a meson list body ('a.c', ...)
+model_files() {
+	local f
+	for f in "${MODEL_C[@]}"; do
+		case "${f##*/}" in "$1"*) printf "'%s', " "${f##*/}" ;; esac
+	done
+}
+lines=("softmmu_ss.add(when: 'CONFIG_DBB_IGC', if_true: files($(model_files dbb_igc)'net_tx_pkt.c', 'net_rx_pkt.c'))"
+	"softmmu_ss.add(when: 'CONFIG_DBB_OCTEP', if_true: files($(model_files dbb_octep | sed 's/, $//')))")
+for line in "${lines[@]}"; do
+	if ! grep -qxF "$line" "$src/hw/net/meson.build"; then
+		sym=${line#*when: \'}
+		sym=${sym%%\'*}
+		sed -i "/$sym'/d" "$src/hw/net/meson.build"
+		echo "$line" >>"$src/hw/net/meson.build"
+	fi
+done
 
 log "building (ninja -j$JOBS; log in $work/build.log)"
 start=$(date +%s)
@@ -183,8 +203,10 @@ if grep -A3 -E 'hw/net/dbb_[a-z_]*\.[ch]:[0-9]+:[0-9]+: (warning|error)' "$work/
 	touch "$src"/hw/net/dbb_*.c # recompile (and warn) again next time
 	die "our model compiles with warnings (above); fix them"
 fi
-"$work/build/qemu-system-x86_64" -device help 2>/dev/null | grep -q '"dbb-igc"' ||
-	die "the built QEMU has no dbb-igc device (Kconfig?); see $work/build.log"
+for dev in dbb-igc dbb-octep; do
+	"$work/build/qemu-system-x86_64" -device help 2>/dev/null | grep -q "\"$dev\"" ||
+		die "the built QEMU has no $dev device (Kconfig?); see $work/build.log"
+done
 
 tmp=$(mktemp -d "$QDIR/.new.XXXXXX")
 cp "$work/build/qemu-system-x86_64" "$work/build/tests/plugin/libinsn.so" "$tmp/" ||

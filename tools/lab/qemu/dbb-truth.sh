@@ -1,7 +1,8 @@
 #!/bin/sh
-# dbb-truth.sh: read the dbb-igc model's ground truth from inside the guest,
-# through the device's vendor-specific PCI capability in config space.  No
-# driver involved: works while igc owns BAR0, and with no driver at all.
+# dbb-truth.sh: read a dbb model's ground truth (dbb-igc, dbb-octep) from
+# inside the guest, through the device's vendor-specific PCI capability in
+# config space.  No driver involved: works while igc/octeon_ep owns the
+# BARs, and with no driver at all.
 #
 #   dbb-truth.sh DEV COUNTER [INDEX]   print one counter (INDEX default 0)
 #   dbb-truth.sh DEV all               print "COUNTER INDEX VALUE" lines,
@@ -10,17 +11,22 @@
 #   dbb-truth.sh DEV list              print "ID COUNTER WIDTH" lines
 #
 # DEV is an interface (eth0) or a PCI address (0000:00:03.0 or 00:03.0).
-# COUNTER is a name (tdt_writes) or a numeric id; see
-# tools/lab/qemu/README.md.  INDEX is the queue (0-3) or, for irqs and
-# irq_deferred, the MSI-X vector (0-4).
+# COUNTER is a name (tdt_writes, credit_now) or a numeric id; see
+# tools/lab/qemu/README.md.  INDEX is the queue or ring, or for irqs and
+# irq_deferred the MSI-X vector, or for fw_requests the mailbox command.
 #
 # Needs root (config space beyond 64 bytes), a POSIX shell with 64-bit
 # arithmetic (busybox ash, dash, bash), od and dd.
 set -eu
 
-NAMES="tdt_writes tdt_noop_writes rdt_writes rdt_noop_writes tx_desc rx_desc
-tx_frames rx_frames rx_dropped tx_packets tx_bytes rx_bytes irqs irq_deferred
-rx_filtered rx_off_drops guest_errors"
+IGC_NAMES="tdt_writes tdt_noop_writes rdt_writes rdt_noop_writes tx_desc
+rx_desc tx_frames rx_frames rx_dropped tx_packets tx_bytes rx_bytes irqs
+irq_deferred rx_filtered rx_off_drops guest_errors"
+OCTEP_NAMES="in_dbell_writes in_dbell_noop_writes in_instr tx_frames tx_bytes
+out_dbell_writes out_dbell_noop_writes credit_granted credit_fetched
+credit_now fetches buffers_fetched rx_frames rx_bytes rx_buffers rx_refused
+laps overwritten_unread irqs fw_requests heartbeats fw_notifications
+rx_off_drops guest_errors dma_errors"
 MAGIC=1413628484            # "DBBT" as a little-endian 32-bit word
 SEL_FROM_SNAP=$((1 << 29))
 SEL_SNAPSHOT=$((1 << 30))
@@ -70,14 +76,27 @@ while [ "$ptr" -ne 0 ] && [ $n -lt 48 ]; do
 	ptr=$(($(rd8 $((ptr + 1))) & 252))
 	n=$((n + 1))
 done
-[ "$cap" -ne 0 ] || die "$bdf has no dbb-igc ground-truth capability (not a dbb-igc, or config space unreadable)"
+[ "$cap" -ne 0 ] || die "$bdf has no dbb ground-truth capability (not a dbb-igc or dbb-octep, or config space unreadable)"
 
-# width ID: indexes of counter ID (queues, vectors or one).
+# The capability's info word: queues/rings (15:8), MSI-X vectors (23:16).
+info=$(rd32 $((cap + 20)))
+queues=$((info >> 8 & 255))
+vectors=$((info >> 16 & 255))
+if [ $(($(rd32 0) & 65535)) -eq $((0x177d)) ]; then
+	model=octep
+	NAMES=$OCTEP_NAMES
+else
+	model=igc
+	NAMES=$IGC_NAMES
+fi
+
+# width ID: indexes of counter ID (queues/rings, vectors, commands or one).
 width() {
-	case $1 in
-	12 | 13) echo 5 ;;
-	14 | 15 | 16) echo 1 ;;
-	*) echo 4 ;;
+	case $model:$1 in
+	igc:12 | igc:13 | octep:18) echo "$vectors" ;;
+	igc:14 | igc:15 | igc:16 | octep:2[0-3]) echo 1 ;;
+	octep:19) echo 16 ;;
+	*) echo "$queues" ;;
 	esac
 }
 

@@ -164,7 +164,8 @@ def udp(sport, dport, payload, src=None, dst=None):
 
 
 class QEMU:
-    def __init__(self, qemu, tmp, extra_dev="", verbose=False):
+    def __init__(self, qemu, tmp, extra_dev="", verbose=False,
+                 device="dbb-igc"):
         self.verbose = verbose
         self.tmp = tmp
         self.log = os.path.join(tmp, "qemu.log")
@@ -196,8 +197,8 @@ class QEMU:
                "-netdev", "dgram,id=n0,local.type=inet,local.host=127.0.0.1,"
                "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
                "remote.port=%d" % (self.qemu_port, peer_port),
-               "-device", "dbb-igc,id=nic0,netdev=n0,addr=%d,mac=%s%s"
-               % (SLOT, MAC_STR, extra_dev)]
+               "-device", "%s,id=nic0,netdev=n0,addr=%d,mac=%s%s"
+               % (device, SLOT, MAC_STR, extra_dev)]
         if verbose:
             print("# " + " ".join(cmd), file=sys.stderr)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,

@@ -1,0 +1,781 @@
+/*
+ * dbb-octep: a Marvell Octeon CN93 SDP PCIe endpoint (PCI 177d:b200) that
+ * behaves as the octeon_ep driver and the measured SDP output block expect
+ *
+ * Enough of the CN93 SDP for the unmodified Linux octeon_ep of 6.1 and
+ * 6.12: BAR0 ring and global registers, the control mailbox in BAR4 with
+ * an emulated firmware behind it (both mailbox protocols), input (TX)
+ * rings of 64-byte instructions and output (RX) rings whose doorbell is a
+ * credit the block spends 16 buffers at a time while it is at or above
+ * the output watermark (tools/lab/qemu/README.md).  The ground truth is
+ * readable from the host (QOM property "ground-truth") and from inside
+ * the guest through a vendor-specific PCI capability.
+ *
+ * This file: the PCI device, BAR0 decoding, interrupts, ground truth.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/range.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "net/net.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "sysemu/dma.h"
+#include "sysemu/sysemu.h"
+#include "dbb_octep.h"
+
+#define DBB_OCTEP_PM_CAP    0x40
+#define DBB_OCTEP_PCIE_CAP  0x70
+#define DBB_OCTEP_MSIX_CAP  0xB0
+#define DBB_OCTEP_GT_CAP    0xC0
+#define DBB_OCTEP_AER_CAP   0x100
+#define DBB_OCTEP_FW_VSEC   0x4D0
+#define DBB_OCTEP_FW_VSEC_LEN 0x10
+#define DBB_OCTEP_FW_VSEC_ID  0xA3
+
+/* Ground-truth capability layout (as dbb-igc's; offsets from the cap) */
+#define DBB_VSEC_LEN        0x18
+#define DBB_VSEC_VERSION    3
+#define DBB_VSEC_MAGIC      4
+#define DBB_VSEC_SELECTOR   8
+#define DBB_VSEC_VALUE_LO   12
+#define DBB_VSEC_VALUE_HI   16
+#define DBB_VSEC_INFO       20
+#define DBB_VSEC_MAGIC_VAL  0x54424244u
+#define DBB_SEL_ID_MASK     0xFF
+#define DBB_SEL_INDEX_SHIFT 8
+#define DBB_SEL_INDEX_MASK  0xFF
+#define DBB_SEL_FROM_SNAP   BIT(29)
+#define DBB_SEL_SNAPSHOT    BIT(30)
+#define DBB_SEL_RESET       BIT(31)
+
+static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
+    [DBB_OGT_IN_DBELL_WRITES] = "in_dbell_writes",
+    [DBB_OGT_IN_DBELL_NOOP] = "in_dbell_noop_writes",
+    [DBB_OGT_IN_INSTR] = "in_instr",
+    [DBB_OGT_TX_FRAMES] = "tx_frames",
+    [DBB_OGT_TX_BYTES] = "tx_bytes",
+    [DBB_OGT_OUT_DBELL_WRITES] = "out_dbell_writes",
+    [DBB_OGT_OUT_DBELL_NOOP] = "out_dbell_noop_writes",
+    [DBB_OGT_CREDIT_GRANTED] = "credit_granted",
+    [DBB_OGT_CREDIT_FETCHED] = "credit_fetched",
+    [DBB_OGT_CREDIT_NOW] = "credit_now",
+    [DBB_OGT_FETCHES] = "fetches",
+    [DBB_OGT_BUFFERS_FETCHED] = "buffers_fetched",
+    [DBB_OGT_RX_FRAMES] = "rx_frames",
+    [DBB_OGT_RX_BYTES] = "rx_bytes",
+    [DBB_OGT_RX_BUFFERS] = "rx_buffers",
+    [DBB_OGT_RX_REFUSED] = "rx_refused",
+    [DBB_OGT_LAPS] = "laps",
+    [DBB_OGT_OVERWRITTEN] = "overwritten_unread",
+    [DBB_OGT_IRQS] = "irqs",
+    [DBB_OGT_FW_REQUESTS] = "fw_requests",
+    [DBB_OGT_HEARTBEATS] = "heartbeats",
+    [DBB_OGT_FW_NOTIFY] = "fw_notifications",
+    [DBB_OGT_RX_OFF_DROPS] = "rx_off_drops",
+    [DBB_OGT_GUEST_ERRORS] = "guest_errors",
+    [DBB_OGT_DMA_ERRORS] = "dma_errors",
+};
+
+static unsigned dbb_ogt_width(DbbOctepState *s, int id)
+{
+    switch (id) {
+    case DBB_OGT_IRQS:
+        return DBB_OCTEP_NON_IOQ_VECTORS + s->num_rings;
+    case DBB_OGT_FW_REQUESTS:
+        return DBB_FW_CMDS;
+    case DBB_OGT_HEARTBEATS:
+    case DBB_OGT_FW_NOTIFY:
+    case DBB_OGT_RX_OFF_DROPS:
+    case DBB_OGT_GUEST_ERRORS:
+        return 1;
+    default:
+        return s->num_rings;
+    }
+}
+
+/* Gauges are kept in the counter array so that every reader sees them. */
+static void dbb_octep_gt_sync(DbbOctepState *s)
+{
+    unsigned q;
+
+    for (q = 0; q < s->num_rings; q++) {
+        s->gt[DBB_OGT_CREDIT_NOW][q] = s->ring[q].out_credit;
+    }
+}
+
+void dbb_octep_guest_error(DbbOctepState *s, const char *fmt, ...)
+{
+    va_list ap;
+    g_autofree char *msg = NULL;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    qemu_log_mask(LOG_GUEST_ERROR, "dbb-octep: %s\n", msg);
+    s->gt[DBB_OGT_GUEST_ERRORS][0]++;
+}
+
+static bool dbb_octep_bus_master(DbbOctepState *s, const char *what, int ring)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+
+    if (!(d->config[PCI_COMMAND] & PCI_COMMAND_MASTER)) {
+        dbb_octep_guest_error(s, "ring %d: %s with bus mastering disabled",
+                              ring, what);
+        dbb_octep_gt_add(s, DBB_OGT_DMA_ERRORS, ring, 1);
+        return false;
+    }
+    return true;
+}
+
+bool dbb_octep_dma_read(DbbOctepState *s, dma_addr_t addr, void *buf,
+                        dma_addr_t len, const char *what, int ring)
+{
+    if (!dbb_octep_bus_master(s, what, ring)) {
+        return false;
+    }
+    if (pci_dma_read(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
+        dbb_octep_guest_error(s, "ring %d: %s: DMA read of %" PRIu64
+                              " bytes at 0x%" PRIx64 " failed (outside RAM?)",
+                              ring, what, (uint64_t)len, (uint64_t)addr);
+        dbb_octep_gt_add(s, DBB_OGT_DMA_ERRORS, ring, 1);
+        return false;
+    }
+    return true;
+}
+
+bool dbb_octep_dma_write(DbbOctepState *s, dma_addr_t addr, const void *buf,
+                         dma_addr_t len, const char *what, int ring)
+{
+    if (!dbb_octep_bus_master(s, what, ring)) {
+        return false;
+    }
+    if (pci_dma_write(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
+        dbb_octep_guest_error(s, "ring %d: %s: DMA write of %" PRIu64
+                              " bytes at 0x%" PRIx64 " failed (outside RAM?)",
+                              ring, what, (uint64_t)len, (uint64_t)addr);
+        dbb_octep_gt_add(s, DBB_OGT_DMA_ERRORS, ring, 1);
+        return false;
+    }
+    return true;
+}
+
+/* ---- interrupts --------------------------------------------------------- */
+
+void dbb_octep_msix(DbbOctepState *s, unsigned vector)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+
+    if (vector >= DBB_OCTEP_NON_IOQ_VECTORS + s->num_rings ||
+        !msix_enabled(d)) {
+        return;
+    }
+    msix_notify(d, vector);
+    dbb_octep_gt_add(s, DBB_OGT_IRQS, vector, 1);
+}
+
+/* OEI_RINT: bit 0 control mailbox, bit 1 heartbeat; vector 8. */
+void dbb_octep_oei_raise(DbbOctepState *s, uint64_t bits)
+{
+    uint64_t *rint = dbb_octep_greg(s, G_OEI_RINT);
+    uint64_t ena = *dbb_octep_greg(s, G_OEI_RINT_ENA_W1S);
+
+    *rint |= bits;
+    if (bits & ena) {
+        dbb_octep_msix(s, DBB_OCTEP_OEI_VECTOR);
+    }
+}
+
+/* ---- BAR0 --------------------------------------------------------------- */
+
+static bool dbb_octep_ring_of(hwaddr addr, int *q, hwaddr *off)
+{
+    hwaddr rel;
+
+    if (addr < DBB_RING_BASE) {
+        return false;
+    }
+    rel = addr - DBB_RING_BASE;
+    if (rel % DBB_RING_STRIDE >= DBB_RING_STRIDE / 2 ||
+        rel / DBB_RING_STRIDE >= DBB_OCTEP_MAX_RINGS) {
+        return false;
+    }
+    *q = rel / DBB_RING_STRIDE;
+    *off = rel % DBB_RING_STRIDE;
+    return true;
+}
+
+static uint64_t dbb_octep_global_read(DbbOctepState *s, hwaddr addr)
+{
+    switch (addr) {
+    case G_OEI_RINT:
+    case G_OEI_RINT_W1S:
+        return *dbb_octep_greg(s, G_OEI_RINT);
+    case G_OEI_RINT_ENA_W1C:
+    case G_OEI_RINT_ENA_W1S:
+        return *dbb_octep_greg(s, G_OEI_RINT_ENA_W1S);
+    case G_EPF_RINFO:
+        return 0;                       /* SRN 0, no VFs */
+    case G_MAC_PF_RING_CTL:
+        return (uint64_t)s->num_rings << 16 | 1;   /* RPPF, NPFS 1 */
+    case G_MAC_NUMBER:
+        return 0;
+    }
+    if (addr >= G_RINT_FIRST && addr <= G_RINT_LAST) {
+        return 0;       /* other causes never raised; 6.1 needs MBOX 0 */
+    }
+    if (addr >= DBB_GLOBAL_BASE && addr < DBB_GLOBAL_BASE + DBB_GLOBAL_SIZE) {
+        return *dbb_octep_greg(s, addr);
+    }
+    return 0;
+}
+
+static void dbb_octep_global_write(DbbOctepState *s, hwaddr addr,
+                                   uint64_t val, uint64_t mask)
+{
+    uint64_t *rint = dbb_octep_greg(s, G_OEI_RINT);
+    uint64_t *ena = dbb_octep_greg(s, G_OEI_RINT_ENA_W1S);
+
+    val &= mask;
+    switch (addr) {
+    case G_OEI_RINT:
+        *rint &= ~val;
+        return;
+    case G_OEI_RINT_W1S:
+        dbb_octep_oei_raise(s, val & (OEI_MBOX | OEI_HEARTBEAT));
+        return;
+    case G_OEI_RINT_ENA_W1C:
+        *ena &= ~val;
+        return;
+    case G_OEI_RINT_ENA_W1S:
+        if (val & ~*ena & *rint) {
+            *ena |= val;
+            dbb_octep_msix(s, DBB_OCTEP_OEI_VECTOR);
+        }
+        *ena |= val;
+        return;
+    case G_EPF_RINFO:
+    case G_MAC_PF_RING_CTL:
+    case G_MAC_NUMBER:
+        return;                         /* read-only */
+    }
+    if (addr >= G_RINT_FIRST && addr <= G_RINT_LAST) {
+        return;
+    }
+    if (addr >= DBB_GLOBAL_BASE && addr < DBB_GLOBAL_BASE + DBB_GLOBAL_SIZE) {
+        uint64_t *r = dbb_octep_greg(s, addr);
+
+        *r = (*r & ~mask) | val;
+    }
+}
+
+static uint64_t dbb_octep_bar0_read(void *opaque, hwaddr addr, unsigned size)
+{
+    DbbOctepState *s = opaque;
+    hwaddr reg = addr & ~7ULL, off;
+    unsigned shift = (addr & 4) * 8;
+    uint64_t v;
+    int q;
+
+    if (dbb_octep_ring_of(reg, &q, &off)) {
+        v = dbb_octep_ring_read(s, q, off);
+    } else {
+        v = dbb_octep_global_read(s, reg);
+    }
+    return size == 8 ? v : (uint32_t)(v >> shift);
+}
+
+static void dbb_octep_bar0_write(void *opaque, hwaddr addr, uint64_t val,
+                                 unsigned size)
+{
+    DbbOctepState *s = opaque;
+    hwaddr reg = addr & ~7ULL, off;
+    unsigned shift = (addr & 4) * 8;
+    uint64_t mask = size == 8 ? UINT64_MAX : 0xFFFFFFFFULL << shift;
+    int q;
+
+    if (s->busy) {
+        dbb_octep_guest_error(s, "BAR0 write at 0x%" HWADDR_PRIx
+                              " by the device's own DMA: ignored", addr);
+        return;
+    }
+    if (size == 4) {
+        val = (val & 0xFFFFFFFFULL) << shift;
+    }
+    if (dbb_octep_ring_of(reg, &q, &off)) {
+        dbb_octep_ring_write(s, q, off, val, mask);
+    } else {
+        dbb_octep_global_write(s, reg, val, mask);
+    }
+}
+
+static const MemoryRegionOps dbb_octep_bar0_ops = {
+    .read = dbb_octep_bar0_read,
+    .write = dbb_octep_bar0_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+};
+
+/* BAR2: nothing the drivers use; reads 0. */
+static uint64_t dbb_octep_bar2_read(void *opaque, hwaddr addr, unsigned size)
+{
+    return 0;
+}
+
+static void dbb_octep_bar2_write(void *opaque, hwaddr addr, uint64_t val,
+                                 unsigned size)
+{
+}
+
+static const MemoryRegionOps dbb_octep_bar2_ops = {
+    .read = dbb_octep_bar2_read,
+    .write = dbb_octep_bar2_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+};
+
+static const MemoryRegionOps dbb_octep_mbox_ops = {
+    .read = dbb_octep_mbox_read,
+    .write = dbb_octep_mbox_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* ---- ground truth: QOM property and vendor-specific capability -------- */
+
+static uint64_t dbb_octep_gt_value(DbbOctepState *s, uint32_t sel)
+{
+    unsigned id = sel & DBB_SEL_ID_MASK;
+    unsigned idx = (sel >> DBB_SEL_INDEX_SHIFT) & DBB_SEL_INDEX_MASK;
+
+    if (id >= DBB_OGT_NUM || idx >= dbb_ogt_width(s, id)) {
+        return UINT64_MAX;
+    }
+    return (sel & DBB_SEL_FROM_SNAP) ? s->gt_snap[id][idx] : s->gt[id][idx];
+}
+
+static void dbb_octep_vsec_select(DbbOctepState *s)
+{
+    uint8_t *cap = PCI_DEVICE(s)->config + s->vsec;
+    uint32_t sel = pci_get_long(cap + DBB_VSEC_SELECTOR);
+    uint64_t v;
+
+    dbb_octep_gt_sync(s);
+    if (sel & DBB_SEL_SNAPSHOT) {
+        memcpy(s->gt_snap, s->gt, sizeof(s->gt));
+    }
+    if (sel & DBB_SEL_RESET) {
+        memset(s->gt, 0, sizeof(s->gt));
+    }
+    v = dbb_octep_gt_value(s, sel);
+    pci_set_long(cap + DBB_VSEC_VALUE_LO, (uint32_t)v);
+    pci_set_long(cap + DBB_VSEC_VALUE_HI, v >> 32);
+}
+
+static void dbb_octep_write_config(PCIDevice *d, uint32_t addr, uint32_t val,
+                                   int len)
+{
+    DbbOctepState *s = DBB_OCTEP(d);
+
+    pci_default_write_config(d, addr, val, len);
+    if (ranges_overlap(addr, len, s->vsec + DBB_VSEC_SELECTOR, 4)) {
+        dbb_octep_vsec_select(s);
+    }
+}
+
+static void dbb_octep_vsec_init(DbbOctepState *s, Error **errp)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+    uint8_t *cap;
+    int off;
+
+    off = pci_add_capability(d, PCI_CAP_ID_VNDR, DBB_OCTEP_GT_CAP,
+                             DBB_VSEC_LEN, errp);
+    if (off < 0) {
+        return;
+    }
+    s->vsec = off;
+    cap = d->config + off;
+    cap[PCI_CAP_FLAGS] = DBB_VSEC_LEN;
+    cap[DBB_VSEC_VERSION] = 1;
+    pci_set_long(cap + DBB_VSEC_MAGIC, DBB_VSEC_MAGIC_VAL);
+    pci_set_long(cap + DBB_VSEC_INFO, DBB_OGT_NUM | s->num_rings << 8 |
+                 (DBB_OCTEP_NON_IOQ_VECTORS + s->num_rings) << 16);
+    pci_set_long(d->wmask + off + DBB_VSEC_SELECTOR, UINT32_MAX);
+}
+
+/* The firmware-ready extended capability 6.12 waits for (ID 0xA3, +8 = 1) */
+static void dbb_octep_fw_vsec_init(DbbOctepState *s)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+    uint8_t *cap = d->config + DBB_OCTEP_FW_VSEC;
+
+    pcie_add_capability(d, PCI_EXT_CAP_ID_VNDR, 1, DBB_OCTEP_FW_VSEC,
+                        DBB_OCTEP_FW_VSEC_LEN);
+    pci_set_long(cap + 4, DBB_OCTEP_FW_VSEC_ID | 1 << 16 |
+                 DBB_OCTEP_FW_VSEC_LEN << 20);
+    cap[8] = s->fw_ready;
+}
+
+static bool dbb_octep_get_fw_ready(Object *obj, Error **errp)
+{
+    return DBB_OCTEP(obj)->fw_ready;
+}
+
+/* 6.12 defers probe while the byte reads 0; a test can flip it live. */
+static void dbb_octep_set_fw_ready(Object *obj, bool on, Error **errp)
+{
+    DbbOctepState *s = DBB_OCTEP(obj);
+
+    s->fw_ready = on;
+    PCI_DEVICE(s)->config[DBB_OCTEP_FW_VSEC + 8] = on;
+}
+
+static void dbb_octep_get_gt(Object *obj, Visitor *v, const char *name,
+                             void *opaque, Error **errp)
+{
+    DbbOctepState *s = DBB_OCTEP(obj);
+    bool ok;
+    int id;
+    unsigned i;
+
+    dbb_octep_gt_sync(s);
+    if (!visit_start_struct(v, name, NULL, 0, errp)) {
+        return;
+    }
+    for (id = 0; id < DBB_OGT_NUM; id++) {
+        if (!visit_start_list(v, dbb_ogt_names[id], NULL, 0, errp)) {
+            goto out;
+        }
+        for (i = 0; i < dbb_ogt_width(s, id); i++) {
+            if (!visit_type_uint64(v, NULL, &s->gt[id][i], errp)) {
+                visit_end_list(v, NULL);
+                goto out;
+            }
+        }
+        ok = visit_check_list(v, errp);
+        visit_end_list(v, NULL);
+        if (!ok) {
+            goto out;
+        }
+    }
+    visit_check_struct(v, errp);
+out:
+    visit_end_struct(v, NULL);
+}
+
+static void dbb_octep_set_gt_reset(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
+{
+    DbbOctepState *s = DBB_OCTEP(obj);
+    bool reset;
+
+    if (!visit_type_bool(v, name, &reset, errp)) {
+        return;
+    }
+    if (reset) {
+        memset(s->gt, 0, sizeof(s->gt));
+    }
+}
+
+static void dbb_octep_get_gt_reset(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
+{
+    bool no = false;
+
+    visit_type_bool(v, name, &no, errp);
+}
+
+/* ---- reset, link, realize ---------------------------------------------- */
+
+static void dbb_octep_qdev_reset(DeviceState *dev)
+{
+    DbbOctepState *s = DBB_OCTEP(dev);
+    int q;
+
+    memset(s->ring_regs, 0, sizeof(s->ring_regs));
+    memset(s->gregs, 0, sizeof(s->gregs));
+    for (q = 0; q < DBB_OCTEP_MAX_RINGS; q++) {
+        dbb_octep_ring_reset(s, q);
+    }
+    dbb_octep_fw_reset(s);
+    msix_reset(PCI_DEVICE(s));
+}
+
+static void dbb_octep_link_status_changed(NetClientState *nc)
+{
+    DbbOctepState *s = qemu_get_nic_opaque(nc);
+
+    dbb_octep_fw_link_changed(s);
+}
+
+static bool dbb_octep_can_receive(NetClientState *nc)
+{
+    return true;        /* a frame without a buffer is refused and counted */
+}
+
+static NetClientInfo dbb_octep_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .can_receive = dbb_octep_can_receive,
+    .receive = dbb_octep_receive,
+    .link_status_changed = dbb_octep_link_status_changed,
+};
+
+static void dbb_octep_realize(PCIDevice *d, Error **errp)
+{
+    DbbOctepState *s = DBB_OCTEP(d);
+    unsigned nvec;
+    int q, ret;
+
+    if (s->num_rings < 1 || s->num_rings > DBB_OCTEP_MAX_RINGS) {
+        error_setg(errp, "dbb-octep: rings=%u; 1 to %d", s->num_rings,
+                   DBB_OCTEP_MAX_RINGS);
+        return;
+    }
+    if (s->fw_mtu_max < 68 + 18 || s->fw_mtu_max > 0xFFFF) {
+        error_setg(errp, "dbb-octep: mtu-max=%u; 86 to 65535",
+                   s->fw_mtu_max);
+        return;
+    }
+    nvec = DBB_OCTEP_NON_IOQ_VECTORS + s->num_rings;
+    pci_set_word(d->config + PCI_SUBSYSTEM_VENDOR_ID, 0x177D);
+    pci_set_word(d->config + PCI_SUBSYSTEM_ID, 0xB200);
+    d->config[PCI_INTERRUPT_PIN] = 1;
+    d->config_write = dbb_octep_write_config;
+
+    memory_region_init_io(&s->bar0, OBJECT(s), &dbb_octep_bar0_ops, s,
+                          "dbb-octep-bar0", DBB_OCTEP_BAR0_SIZE);
+    memory_region_init_io(&s->bar2, OBJECT(s), &dbb_octep_bar2_ops, s,
+                          "dbb-octep-bar2", DBB_OCTEP_BAR2_SIZE);
+    memory_region_init(&s->bar4, OBJECT(s), "dbb-octep-bar4",
+                       DBB_OCTEP_BAR4_SIZE);
+    memory_region_init_io(&s->mbox_mr, OBJECT(s), &dbb_octep_mbox_ops, s,
+                          "dbb-octep-mbox", DBB_OCTEP_MBOX_SIZE);
+    memory_region_add_subregion(&s->bar4, DBB_OCTEP_MBOX_BASE, &s->mbox_mr);
+    pci_register_bar(d, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar0);
+    pci_register_bar(d, 2, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar2);
+    pci_register_bar(d, 4, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar4);
+
+    if (pci_add_capability(d, PCI_CAP_ID_PM, DBB_OCTEP_PM_CAP,
+                           PCI_PM_SIZEOF, errp) < 0) {
+        return;
+    }
+    pci_set_word(d->config + DBB_OCTEP_PM_CAP + PCI_PM_PMC,
+                 PCI_PM_CAP_VER_1_2);
+    pci_set_word(d->wmask + DBB_OCTEP_PM_CAP + PCI_PM_CTRL,
+                 PCI_PM_CTRL_STATE_MASK);
+    if (pcie_endpoint_cap_init(d, DBB_OCTEP_PCIE_CAP) < 0) {
+        error_setg(errp, "dbb-octep: cannot add the PCIe capability");
+        return;
+    }
+    pcie_cap_deverr_init(d);
+    ret = msix_init(d, nvec, &s->bar4, 4, DBB_OCTEP_MSIX_TABLE,
+                    &s->bar4, 4, DBB_OCTEP_MSIX_PBA, DBB_OCTEP_MSIX_CAP,
+                    errp);
+    if (ret) {
+        goto err_pcie;
+    }
+    for (q = 0; q < nvec; q++) {
+        msix_vector_use(d, q);
+    }
+    dbb_octep_vsec_init(s, errp);
+    if (s->vsec == 0) {
+        goto err_msix;
+    }
+    if (pcie_aer_init(d, PCI_ERR_VER, DBB_OCTEP_AER_CAP, PCI_ERR_SIZEOF,
+                      errp) < 0) {
+        goto err_msix;
+    }
+    dbb_octep_fw_vsec_init(s);
+
+    s->frame = g_malloc(DBB_OCTEP_MAX_FRAME + 64);
+    for (q = 0; q < DBB_OCTEP_MAX_RINGS; q++) {
+        s->ring[q].dev = s;
+        s->ring[q].index = q;
+        s->ring[q].out_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                            dbb_octep_out_timer_cb,
+                                            &s->ring[q]);
+    }
+    s->fw_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dbb_octep_fw_timer_cb, s);
+    s->hb_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, dbb_octep_hb_timer_cb, s);
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    s->nic = qemu_new_nic(&dbb_octep_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)),
+                          DEVICE(d)->id, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    dbb_octep_fw_reset(s);
+    return;
+
+err_msix:
+    msix_uninit(d, &s->bar4, &s->bar4);
+err_pcie:
+    pcie_cap_exit(d);
+}
+
+static void dbb_octep_exit(PCIDevice *d)
+{
+    DbbOctepState *s = DBB_OCTEP(d);
+    int q;
+
+    qemu_del_nic(s->nic);
+    for (q = 0; q < DBB_OCTEP_MAX_RINGS; q++) {
+        timer_free(s->ring[q].out_timer);
+        dbb_octep_ring_cleanup(s, q);
+    }
+    timer_free(s->fw_timer);
+    timer_free(s->hb_timer);
+    g_free(s->frame);
+    pcie_aer_exit(d);
+    pcie_cap_exit(d);
+    msix_uninit(d, &s->bar4, &s->bar4);
+}
+
+static void dbb_octep_instance_init(Object *obj)
+{
+    DbbOctepState *s = DBB_OCTEP(obj);
+
+    device_add_bootindex_property(obj, &s->conf.bootindex, "bootindex",
+                                  "/ethernet-phy@0", DEVICE(obj));
+    s->fw_heartbeat = true;
+    s->fw_ready = true;
+    object_property_add_uint32_ptr(obj, "fw-delay-ms", &s->fw_delay_ms,
+                                   OBJ_PROP_FLAG_READWRITE);
+}
+
+/* Firmware behaviour, changeable at run time (qom-set) for driver tests */
+static bool dbb_octep_get_fw_silent(Object *obj, Error **errp)
+{
+    return DBB_OCTEP(obj)->fw_silent;
+}
+
+static void dbb_octep_set_fw_silent(Object *obj, bool on, Error **errp)
+{
+    DBB_OCTEP(obj)->fw_silent = on;
+}
+
+static bool dbb_octep_get_fw_heartbeat(Object *obj, Error **errp)
+{
+    return DBB_OCTEP(obj)->fw_heartbeat;
+}
+
+static void dbb_octep_set_fw_heartbeat(Object *obj, bool on, Error **errp)
+{
+    dbb_octep_fw_set_heartbeat(DBB_OCTEP(obj), on);
+}
+
+static const VMStateDescription dbb_octep_vmstate = {
+    .name = "dbb-octep",
+    .unmigratable = 1,
+};
+
+static Property dbb_octep_properties[] = {
+    DEFINE_NIC_PROPERTIES(DbbOctepState, conf),
+    DEFINE_PROP_UINT32("rings", DbbOctepState, num_rings, 4),
+    DEFINE_PROP_UINT32("wmark", DbbOctepState, wmark, 0x400),
+    DEFINE_PROP_UINT32("hb-interval-ms", DbbOctepState, hb_interval_ms,
+                       1000),
+    DEFINE_PROP_UINT32("hb-miss", DbbOctepState, hb_miss, 20),
+    DEFINE_PROP_UINT32("mtu-max", DbbOctepState, fw_mtu_max, 9018),
+    DEFINE_PROP_UINT32("rx-offloads", DbbOctepState, rx_offloads, 0),
+    DEFINE_PROP_BOOL("rx-spread", DbbOctepState, rx_spread, true),
+    DEFINE_PROP_UINT32("fw-latency-us", DbbOctepState, fw_latency_us, 1000),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void dbb_octep_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *c = PCI_DEVICE_CLASS(klass);
+
+    c->realize = dbb_octep_realize;
+    c->exit = dbb_octep_exit;
+    c->vendor_id = 0x177D;              /* Cavium / Marvell */
+    c->device_id = 0xB200;              /* CN93xx SDP PF */
+    c->revision = 0;
+    c->class_id = PCI_CLASS_NETWORK_ETHERNET;
+
+    dc->desc = "Marvell Octeon CN93 SDP endpoint (octeon_ep) with ring-credit "
+               "ground truth";
+    dc->reset = dbb_octep_qdev_reset;
+    dc->vmsd = &dbb_octep_vmstate;
+    device_class_set_props(dc, dbb_octep_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+
+    object_class_property_add_bool(klass, "fw-silent",
+                                   dbb_octep_get_fw_silent,
+                                   dbb_octep_set_fw_silent);
+    object_class_property_set_description(klass, "fw-silent",
+        "The firmware reads mailbox requests but never answers");
+    object_class_property_add_bool(klass, "fw-heartbeat",
+                                   dbb_octep_get_fw_heartbeat,
+                                   dbb_octep_set_fw_heartbeat);
+    object_class_property_set_description(klass, "fw-heartbeat",
+        "The firmware pulses OEI_RINT bit 1 (v2 hosts; default on)");
+    object_class_property_add_bool(klass, "fw-ready",
+                                   dbb_octep_get_fw_ready,
+                                   dbb_octep_set_fw_ready);
+    object_class_property_set_description(klass, "fw-ready",
+        "The firmware-ready byte of the 0xA3 capability reads 1 (default)");
+    object_class_property_add(klass, "ground-truth", "DbbOctepGroundTruth",
+                              dbb_octep_get_gt, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "ground-truth",
+        "Per-ring doorbell, credit, buffer, frame, lap and per-vector "
+        "interrupt counts seen by the device (tools/lab/qemu/README.md)");
+    object_class_property_add(klass, "ground-truth-reset", "bool",
+                              dbb_octep_get_gt_reset, dbb_octep_set_gt_reset,
+                              NULL, NULL);
+    object_class_property_set_description(klass, "ground-truth-reset",
+        "Set to true to zero all ground-truth counters");
+}
+
+static const TypeInfo dbb_octep_info = {
+    .name = TYPE_DBB_OCTEP,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(DbbOctepState),
+    .instance_init = dbb_octep_instance_init,
+    .class_init = dbb_octep_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void dbb_octep_register_types(void)
+{
+    type_register_static(&dbb_octep_info);
+}
+
+type_init(dbb_octep_register_types)
