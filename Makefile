@@ -18,6 +18,9 @@ ccflags-y += -I$(abspath $(KBUILD_EXTMOD))/include
 # Feature tests rather than version checks: Debian backports move APIs.
 dbb_have = $(if $(shell grep -s -l '$(1)' $(srctree)/include/$(2)),-D$(3))
 ccflags-y += $(call dbb_have,netdev_xmit_set_more,linux/netdevice.h,DBB_HAVE_XMIT_SET_MORE)
+# PREEMPT_RT_NEEDS_BH_LOCK (6.17 on) makes the RT per-CPU BH lock optional;
+# no header names it, so the kernel's version says it (net/core/dbbatch.c).
+ccflags-y += $(if $(shell [ $(VERSION) -gt 6 ] || [ $(VERSION) -eq 6 -a $(PATCHLEVEL) -ge 17 ] && echo y),-DDBB_RT_BH_LOCK_OPTIONAL)
 
 obj-$(CONFIG_DBBATCH) += dbbatch.o
 dbbatch-y := net/core/dbbatch.o

@@ -13,21 +13,19 @@
 
 #include <linux/debugfs.h>
 #include <linux/module.h>
-#include <linux/version.h>
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <net/dbbatch.h>
 
-/*
- * The per-CPU frame stack relies on BH-disabled sections excluding each
- * other on a CPU.  PREEMPT_RT kernels up to 6.16 take a per-CPU lock in
+/* The per-CPU frame stack relies on BH-disabled sections excluding each
+ * other on a CPU.  PREEMPT_RT kernels before 6.17 take a per-CPU lock in
  * local_bh_disable(); later ones only with PREEMPT_RT_NEEDS_BH_LOCK, and
  * without it two NAPI threads' passes interleave on one CPU.  There no
- * batch opens: every doorbell rings as without dbbatch.
+ * batch opens: every doorbell rings as without dbbatch.  The Makefile
+ * says which kernels have the option (DBB_RT_BH_LOCK_OPTIONAL).
  */
-#if IS_ENABLED(CONFIG_PREEMPT_RT) && \
-	!IS_ENABLED(CONFIG_PREEMPT_RT_NEEDS_BH_LOCK) && \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#if defined(DBB_RT_BH_LOCK_OPTIONAL) && IS_ENABLED(CONFIG_PREEMPT_RT) && \
+	!IS_ENABLED(CONFIG_PREEMPT_RT_NEEDS_BH_LOCK)
 #define DBB_BH_EXCLUSIVE	false
 #else
 #define DBB_BH_EXCLUSIVE	true
