@@ -386,37 +386,54 @@ def policy_saturated(t, r, cfg, report):
         % (r.ifb, r.rings_now.get("TX", 4096), r.ifb))
 
 
-def latency(t, r, cfg):
+def latency(t, r, cfg, threaded):
     """Interleaved 1,000 pps runs with the private flag off and on, judged
     pair by pair: the host's load drifts over a boot (p50s of one setting
-    range 150-260 us under TCG), much less within a pair."""
+    range 150-260 us under TCG), much less within a pair.  The batched
+    runs count port A's receive passes (napi:napi_poll with work): each
+    must ring port B once."""
     name = cfg.name()
     r.mode_setup("stack")
     res = {"off": [], "on": []}
     rows = {"off": [], "on": []}
+    per_pass = []
     for flag in ("off", "on") * LAT_PAIRS:
         r.g("ethtool --set-priv-flags %s tx_db_batched %s && ethtool "
             "--set-priv-flags %s tx_db_batched %s\n"
             % (r.ifa, flag, r.ifb, flag))
+        if flag == "on":
+            napi_trace_start(r, r.ifa)
         row = r.step(cfg, "stack", 1000, 2000)
+        if flag == "on":
+            polls, _ = napi_trace_stop(r)
+            passes = sum(polls.values())
+            per_pass.append(round(row["model"]["B_tdt_writes"] / passes, 4)
+                            if passes else 0)
         res[flag].append(row["lat_p50_us"])
         rows[flag].append(row)
     off = statistics.median(res["off"])
     added = statistics.median(b - a for a, b in zip(res["off"], res["on"]))
-    tdt_on = [x["tdt_per_fwd"] or 0 for x in rows["on"]]
     lost = sum(x["lost"] for x in rows["off"] + rows["on"])
     t.check("%s: low-rate latency (1,000 pps, one packet at a time, "
-            "batching toggled at runtime, %d interleaved pairs): median "
-            "p50 added by batching %.0f us (off: %.0f us), no added delay "
-            "(within 20 %% + 30 us), no loss" % (name, LAT_PAIRS, added, off),
+            "batching toggled at runtime, %d interleaved pairs): no added "
+            "delay (median p50 added within 20 %% + 30 us of off's), no "
+            "loss" % (name, LAT_PAIRS),
             added <= off * 0.2 + 30 and lost == 0,
-            "p50 us off %s on %s; p99 us off %s on %s"
-            % (res["off"], res["on"],
+            "median p50 added by batching %.0f us (off: %.0f us); p50 us "
+            "off %s on %s; p99 us off %s on %s"
+            % (added, off, res["off"], res["on"],
                [x["lat_p99_us"] for x in rows["off"]],
-               [x["lat_p99_us"] for x in rows["on"]]))
-    t.check("%s: at 1,000 pps batched, the pass that received a packet "
-            "rang for it: TX tail writes per packet %s >= 0.9"
-            % (name, tdt_on), all(x >= 0.9 for x in tdt_on))
+               [x["lat_p99_us"] for x in rows["on"]]),
+            # A NAPI thread woken late takes two or more packets in one
+            # pass, and batching then holds the first until the pass ends:
+            # by design, so reported, not judged.
+            skip="threaded NAPI: passes take several packets (see the "
+            "pass check)" if threaded else None)
+    t.check("%s: at 1,000 pps batched, each receive pass of port A that "
+            "took a packet rang port B once (TX tail writes per pass >= "
+            "0.9)" % name, per_pass and all(x >= 0.9 for x in per_pass),
+            "TX tail writes per pass %s; per packet %s"
+            % (per_pass, [x["tdt_per_fwd"] for x in rows["on"]]))
     r.mode_teardown("stack")
 
 
@@ -607,7 +624,7 @@ def router_boot(short, a, t):
                 "with it: %s" % noop, noop["off"] > 0 and
                 noop["skip-empty"] == 0 and noop["batched"] == 0)
         batched = POLICIES[2]
-        latency(t, r, batched)
+        latency(t, r, batched, a.threaded_napi)
         bad_ethtool(t, r)
         changes_under_traffic(t, r, batched)
         changes_while_tx_stops(t, r, batched)
