@@ -694,6 +694,69 @@ static void test_cross_cpu_each_holder_rings(void)
 	CHECK(d.flush_rings == 1);
 }
 
+/*
+ * A batch whose opener lets BH on and moves to another CPU before closing
+ * (a caller bug): the close there is refused and counted, and the frame
+ * it left on the first CPU is flushed and popped by that CPU's next open.
+ */
+struct migrating_batch {
+	struct fake_q *q;
+	unsigned int from, to;
+	bool moved;
+	struct completion done;
+};
+
+static int migrating_batch_fn(void *arg)
+{
+	struct migrating_batch *m = arg;
+	struct dbbatch b;
+
+	set_cpus_allowed_ptr(current, cpumask_of(m->from));
+	local_bh_disable();
+	dbbatch_open(&b);
+	fake_xmit(m->q, 1);
+	local_bh_enable();
+	set_cpus_allowed_ptr(current, cpumask_of(m->to));
+	m->moved = raw_smp_processor_id() == m->to;
+	dbbatch_close(&b);
+	complete(&m->done);
+	return 0;
+}
+
+static void test_close_after_migration_orphaned(void)
+{
+	struct migrating_batch m = { .q = &fq[4] };
+	struct remote_batch next = { .q = &fq[5], .used = 1 };
+	struct dbbatch_stats d;
+	struct task_struct *t;
+
+	if (!two_cpus(&m.from, &m.to)) {
+		CHECK(false);
+		return;
+	}
+	init_completion(&m.done);
+	t = kthread_run(migrating_batch_fn, &m, "test_dbbatch/move");
+	if (IS_ERR(t)) {
+		CHECK(false);
+		return;
+	}
+	wait_for_completion(&m.done);
+	CHECK(m.moved);
+	CHECK(READ_ONCE(fq[4].tail_writes) == 0);
+	CHECK(per_cpu(dbbatch_pcpu, m.from).frame[0].owner == DBB_ORPHAN ||
+	      per_cpu(dbbatch_pcpu, m.from).depth == 0);
+	/* The first CPU's next batch pops the orphan and flushes it. */
+	if (remote_batch_start(&next, m.from))
+		wait_for_completion(&next.done);
+	else
+		CHECK(false);
+	CHECK(fq[4].tail_writes == 1 && !fq[4].dq.holders);
+	CHECK(fq[5].tail_writes == 1);
+	stats_delta(&d);
+	CHECK(d.bad_calls == 1);
+	CHECK(d.left_open == 1);
+}
+
 /* A queue being torn down is released by a grace period. */
 static void test_quiesce(void)
 {
@@ -777,6 +840,8 @@ static const struct {
 	{ "quiesce_many", test_quiesce_many },
 	{ "cross_cpu_each_holder_rings", test_cross_cpu_each_holder_rings },
 	{ "quiesce_waits_for_remote", test_quiesce_waits_for_remote },
+	{ "close_after_migration_orphaned",
+	  test_close_after_migration_orphaned },
 };
 
 static void run_test(unsigned int n)

@@ -43,9 +43,12 @@ struct dbbatch_queue {
 /* How deep batches may nest on one CPU; an open beyond it is refused. */
 #define DBB_MAX_DEPTH	4
 
+/* The owner of a frame its opener closed from another CPU. */
+#define DBB_ORPHAN	((const struct task_struct *)1UL)
+
 /**
  * struct dbbatch_frame - the state of one open batch, in per-CPU memory
- * @owner: the task that opened it
+ * @owner: the task that opened it; DBB_ORPHAN once closed from elsewhere
  * @nheld: how many entries of @held are in use
  * @held: the queues whose doorbell this batch holds
  *

@@ -106,6 +106,8 @@ void dbbatch_queue_quiesce(struct dbbatch_queue *q)
 }
 EXPORT_SYMBOL_GPL(dbbatch_queue_quiesce);
 
+static void dbbatch_pop_orphans(struct dbbatch_pcpu *pc);
+
 /**
  * dbbatch_open - open a batch on this CPU
  * @b: the handle, on the caller's stack
@@ -132,8 +134,9 @@ void dbbatch_open(struct dbbatch *b)
 		dbb_count(refused_opens);
 		return;
 	}
+	dbbatch_pop_orphans(pc);
 	f = &pc->frame[pc->depth++];
-	f->owner = current;
+	WRITE_ONCE(f->owner, current);
 	f->nheld = 0;
 	b->depth = pc->depth;
 	b->cpu = smp_processor_id();
@@ -162,7 +165,34 @@ static void dbbatch_end_top(struct dbbatch_pcpu *pc)
 			dbb_count(flush_rings);
 	}
 	f->nheld = 0;
-	f->owner = NULL;
+	WRITE_ONCE(f->owner, NULL);
+}
+
+/* Frames their opener closed from another CPU (see dbbatch_close()) are
+ * flushed and popped once nothing this CPU opened sits above them.
+ */
+static void dbbatch_pop_orphans(struct dbbatch_pcpu *pc)
+{
+	while (unlikely(pc->depth &&
+			READ_ONCE(pc->frame[pc->depth - 1].owner) ==
+			DBB_ORPHAN)) {
+		dbb_count(left_open);
+		dbbatch_end_top(pc);
+	}
+}
+
+/* A close from another CPU than the open (BH was enabled in between and
+ * the task moved): the frame is not this CPU's to touch.  It is marked an
+ * orphan, if it is still the caller's, for its own CPU to pop.
+ */
+static void dbbatch_orphan(const struct dbbatch *b)
+{
+	struct dbbatch_frame *f;
+
+	if (b->cpu >= nr_cpu_ids || b->depth > DBB_MAX_DEPTH)
+		return;
+	f = &per_cpu(dbbatch_pcpu, b->cpu).frame[b->depth - 1];
+	cmpxchg(&f->owner, current, DBB_ORPHAN);
 }
 
 /**
@@ -171,42 +201,48 @@ static void dbbatch_end_top(struct dbbatch_pcpu *pc)
  *
  * Batches opened inside @b and still open are a caller's bug: they are
  * counted as left_open, reported, and flushed first, so that no doorbell
- * is ever left held.  A close on another CPU or by another task than the
- * open (BH enabled in between) is one too: it is counted as a bad call,
- * reported once, and touches no frame, since the frame it names is not
- * this context's.
+ * is ever left held.  A close by another task than the open, or on
+ * another CPU (BH enabled in between), is one too: it is counted as a bad
+ * call and reported once; a frame left on another CPU is flushed and
+ * popped there by that CPU's next open (counted as left_open).
  */
 void dbbatch_close(struct dbbatch *b)
 {
+	bool bh_was_on = !in_softirq();	/* the caller's bug */
 	struct dbbatch_pcpu *pc;
 
 	if (!b->depth)
 		return;
-	/* raw_: a bad call may come with preemption on. */
-	pc = raw_cpu_ptr(&dbbatch_pcpu);
-	if (unlikely(b->cpu != raw_smp_processor_id() ||
-		     pc->depth < b->depth ||
+	/* Stay on this CPU, and alone on it, until the frame is popped. */
+	if (unlikely(bh_was_on))
+		local_bh_disable();
+	pc = this_cpu_ptr(&dbbatch_pcpu);
+	if (unlikely(b->cpu != smp_processor_id() || pc->depth < b->depth ||
 		     pc->frame[b->depth - 1].owner != current)) {
-		raw_cpu_inc(dbbatch_pcpu.stats.bad_calls);
+		dbb_count(bad_calls);
 		pr_err_once("%ps closed a batch this task did not open on this CPU (opened on CPU %u, closed on CPU %u): was BH enabled in between?\n",
 			    __builtin_return_address(0), b->cpu,
-			    raw_smp_processor_id());
-		b->depth = 0;
-		return;
-	}
-	while (unlikely(pc->depth > b->depth)) {
-		pr_err_ratelimited("a batch inside %ps was left open; closing it\n",
-				   __builtin_return_address(0));
-		dbb_count(left_open);
+			    smp_processor_id());
+		if (b->cpu != smp_processor_id())
+			dbbatch_orphan(b);
+	} else {
+		while (unlikely(pc->depth > b->depth)) {
+			pr_err_ratelimited("a batch inside %ps was left open; closing it\n",
+					   __builtin_return_address(0));
+			dbb_count(left_open);
+			dbbatch_end_top(pc);
+		}
 		dbbatch_end_top(pc);
+		dbbatch_pop_orphans(pc);
 	}
-	dbbatch_end_top(pc);
 	b->depth = 0;
+	if (unlikely(bh_was_on))
+		local_bh_enable();
 }
 EXPORT_SYMBOL_GPL(dbbatch_close);
 
-/* Does a batch this task opened on this CPU, among the @top innermost
- * frames, hold @q?  At most DBB_MAX_DEPTH * DBB_MAX_HELD compares; one
+/* Does a batch this task opened on this CPU, the one at @top - 1 or one
+ * below it (nesting), hold @q?  At most DBB_MAX_DEPTH * DBB_MAX_HELD compares; one
  * frame of a few queues in practice.
  */
 static bool dbbatch_current_holds(const struct dbbatch_pcpu *pc,

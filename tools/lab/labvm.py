@@ -488,9 +488,14 @@ def tcg_text_poke_fault(run_dir):
     QEMU multi-threaded TCG's cross-modifying code racing the kernel
     patching its own text (static keys, BPF dispatcher) on another vCPU;
     seen on 6.12.  Nothing our code does; the boot is worth a second run."""
+    return console_text_poke_fault(os.path.join(run_dir or "",
+                                                "console.log"))
+
+
+def console_text_poke_fault(console):
+    """tcg_text_poke_fault() for a console log at CONSOLE."""
     try:
-        with open(os.path.join(run_dir, "console.log"),
-                  errors="replace") as f:
+        with open(console, errors="replace") as f:
             con = f.read()
     except (OSError, TypeError):
         return False

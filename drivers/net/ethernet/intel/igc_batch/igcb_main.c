@@ -444,6 +444,9 @@ int igcb_reconfigure(struct igcb_adapter *a, unsigned int queues,
 			a->num_queues = old_queues;
 			if (igcb_irq_init(a)) {
 				netdev_err(netdev, "no interrupts left: port is unusable\n");
+				if (running)
+					igcb_close_failed(a, "a channel change",
+							  err);
 				return err;
 			}
 		}

@@ -413,14 +413,23 @@ static int igcb_tx_maybe_stop(struct igcb_tx_ring *ring, unsigned int need)
  * being freed (ethtool -G/-L, XDP attach and the self-test close the port
  * without detaching the qdisc first); and the cleaner (room) and the
  * watchdog (carrier) cannot both miss the other's change.  BH off: the
- * ring's NAPI poll or igcb_tx_wake_all(); never netpoll's (see
- * igcb_tx_clean()).
+ * ring's NAPI poll or igcb_tx_wake_all().  netpoll's poll (@netpoll) runs
+ * with IRQs off, maybe under this very lock (a message printed from our
+ * transmit): it only tries the lock, and leaves the wake to the real poll
+ * when it cannot have it.  A trylock is also what lockdep accepts from
+ * hard IRQ for a lock taken elsewhere with IRQs on.
  */
-static void igcb_tx_wake(struct igcb_tx_ring *ring)
+static void igcb_tx_wake(struct igcb_tx_ring *ring, bool netpoll)
 {
 	struct netdev_queue *txq = ring->dbq.txq;
 
-	__netif_tx_lock(txq, smp_processor_id());
+	if (!netpoll) {
+		__netif_tx_lock(txq, smp_processor_id());
+	} else if (!__netif_tx_trylock(txq)) {
+		napi_schedule(&container_of(ring, struct igcb_q_vector,
+					    tx)->napi);
+		return;
+	}
 	if (netif_tx_queue_stopped(txq) && netif_carrier_ok(ring->netdev) &&
 	    igcb_tx_unused(ring) >= IGCB_TX_WAKE &&
 	    !test_bit(IGCB_DOWN, &ring->adapter->state)) {
@@ -444,7 +453,7 @@ void igcb_tx_wake_all(struct igcb_adapter *a)
 
 	local_bh_disable();
 	for (i = 0; i < a->num_queues; i++)
-		igcb_tx_wake(&a->qv[i]->tx);
+		igcb_tx_wake(&a->qv[i]->tx, false);
 	local_bh_enable();
 }
 
@@ -578,31 +587,24 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 	WRITE_ONCE(ring->next_to_clean, i);
 	netdev_tx_completed_queue(ring->dbq.txq, pkts, bytes);
 
-	qv = container_of(ring, struct igcb_q_vector, tx);
 	if (pkts) {
 		u64_stats_update_begin(&ring->clean_sync);
 		ring->cs.packets += pkts;
 		ring->cs.bytes += bytes;
 		u64_stats_update_end(&ring->clean_sync);
+		qv = container_of(ring, struct igcb_q_vector, tx);
 		qv->itr_pkts += pkts;
 		qv->itr_bytes += bytes;
-	}
-
-	/* next_to_clean before the stopped test: pairs with
-	 * igcb_tx_maybe_stop() (BQL's barrier above is not always built in).
-	 */
-	smp_mb();
-	if (unlikely(netif_tx_queue_stopped(ring->dbq.txq)) &&
-	    igcb_tx_unused(ring) >= IGCB_TX_WAKE) {
-		/* netpoll polls with IRQs off, maybe from under this very
-		 * xmit lock (a message printed by our transmit): the wake
-		 * takes the lock, so it is left to the real poll.
+		/* next_to_clean before the stopped test: pairs with
+		 * igcb_tx_maybe_stop() (BQL's barrier above is not always
+		 * built in).
 		 */
-		if (napi_budget)
-			igcb_tx_wake(ring);
-		else
-			napi_schedule(&qv->napi);
+		smp_mb();
 	}
+	/* Also with nothing new: a wake netpoll could not make is ours. */
+	if (unlikely(netif_tx_queue_stopped(ring->dbq.txq)) &&
+	    igcb_tx_unused(ring) >= IGCB_TX_WAKE)
+		igcb_tx_wake(ring, !napi_budget);
 	return budget != 0;
 }
 
