@@ -4,8 +4,9 @@
 # `make check`: every test of the project, from a fresh Debian 12 machine.
 # Installs what it needs (tools/lab/setup.sh), then runs: the user-space
 # unit tests and a bounded fuzz run of the pure policy, checkpatch --strict
-# on our kernel C, W=1 C=1 module builds and a DKMS build for each Debian
-# kernel, and the kselftests in a QEMU guest of each kernel.  Ends with one
+# on our kernel C, W=1 C=1 module builds, upstream octeon_ep's build and a
+# DKMS build for each Debian kernel, and the kselftests in a QEMU guest of
+# each kernel.  Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
 set -uo pipefail
 
@@ -116,8 +117,10 @@ done < <(git ls-files '*.c' '*.h' ':!tests/unit' ':!tools/lab')
 
 for k in $KERNELS; do
 	kver=${KVER[$k]}
-	echo "== $kver: build (W=1 C=1), DKMS"
+	echo "== $kver: build (W=1 C=1), upstream octeon_ep, DKMS"
 	step "build W=1 C=1: $kver" tools/lab/build-modules.sh "$kver" "$repo/build/modules/$kver"
+	# Upstream's own driver, the peer of octep_fix (cached once built)
+	step "octeon_ep (upstream) builds: $kver" tools/lab/build-octeon-ep.sh "$kver"
 	step "dkms: $kver" tools/dkms-check.sh "$kver"
 done
 

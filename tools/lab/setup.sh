@@ -8,7 +8,8 @@
 #     them on the host: our host kernel is not theirs) and unpacks them into
 #     $CACHE/kernels/<kver>/ for the guest;
 #  3. extracts the parts of linux-source-6.1 the lab and project need
-#     (kselftest skeleton, scripts/, net/core, igc) into $CACHE/src/.
+#     (kselftest skeleton, scripts/, net/core, igc, octeon_ep) and
+#     linux-source-6.12's octeon_ep into $CACHE/src/<package>/.
 #
 # Everything lands in a temp dir first and is renamed into place at the end,
 # so an interrupted run never leaves something half-unpacked that a later
@@ -39,7 +40,7 @@ PKGS=(
 	busybox-static cpio kmod xz-utils bc
 	make gcc git rsync sparse clang libclang-rt-14-dev dkms python3
 	iproute2 ethtool bpftool xdp-tools libxdp1 iperf3
-	"$LAB_SRC_PKG"
+	"$LAB_SRC_PKG" "$LAB_SRC612_PKG"
 )
 
 # --- 1. kernel releases and headers --------------------------------------
@@ -99,23 +100,28 @@ for v in $LAB_KERNELS_ALL; do
 done
 
 # --- 3. kernel source parts -------------------------------------------------
-src=$(lab_src_dir)
-tarball=/usr/src/$LAB_SRC_PKG.tar.xz
-# The stamp names the source version and the parts list, so a new Debian
-# upload or a longer parts list re-extracts.
-stamp="$(dpkg-query -W -f='${Version}' "$LAB_SRC_PKG") ${LAB_SRC_PARTS[*]}"
-if [ "$(cat "$src/.lab-stamp" 2>/dev/null)" != "$stamp" ]; then
-	[ -f "$tarball" ] || die "$tarball missing; apt-get install --reinstall $LAB_SRC_PKG"
+# extract_src PACKAGE PART...: the PARTs of /usr/src/PACKAGE.tar.xz into
+# $CACHE/src/PACKAGE/.  The stamp names the source version and the parts
+# list, so a new Debian upload or a longer parts list re-extracts.
+extract_src() {
+	local pkg=$1 src tarball stamp tmp
+	shift
+	src=$(lab_src_dir "$pkg")
+	tarball=/usr/src/$pkg.tar.xz
+	stamp="$(dpkg-query -W -f='${Version}' "$pkg") $*"
+	[ "$(cat "$src/.lab-stamp" 2>/dev/null)" != "$stamp" ] || return 0
+	[ -f "$tarball" ] || die "$tarball missing; apt-get install --reinstall $pkg"
 	log "extracting parts of $tarball (about 15 s)"
 	tmp=$(mktemp -d "$CACHE/src/.tmp.XXXXXX")
-	tar -xJf "$tarball" -C "$tmp" --wildcards \
-		"${LAB_SRC_PARTS[@]/#/$LAB_SRC_PKG/}"
-	echo "$stamp" >"$tmp/$LAB_SRC_PKG/.lab-stamp"
+	tar -xJf "$tarball" -C "$tmp" --wildcards "${@/#/$pkg/}"
+	echo "$stamp" >"$tmp/$pkg/.lab-stamp"
 	# Swap in the new tree; the old one (possibly partial) goes away.
 	[ ! -e "$src" ] || mv -T "$src" "$tmp/old"
-	mv -T "$tmp/$LAB_SRC_PKG" "$src"
+	mv -T "$tmp/$pkg" "$src"
 	rm -rf "$tmp"
-fi
+}
+extract_src "$LAB_SRC_PKG" "${LAB_SRC_PARTS[@]}"
+extract_src "$LAB_SRC612_PKG" "${LAB_SRC612_PARTS[@]}"
 
 for v in $LAB_KERNELS_ALL; do
 	echo "lab: kernel $v = ${KVER[$v]} ($(lab_kernel_dir "${KVER[$v]}"))"

@@ -22,8 +22,13 @@ LAB_KERNELS="6.1 6.12"
 LAB_KERNELS_RT="6.12-rt"
 LAB_KERNELS_ALL="$LAB_KERNELS $LAB_KERNELS_RT"
 
+# Upstream octeon_ep, which Debian does not build (CONFIG_OCTEON_EP unset):
+# build-octeon-ep.sh builds it per kernel from that kernel's own sources.
+LAB_OCTEP_PART=drivers/net/ethernet/marvell/octeon_ep
+
 # The one kernel source tarball we take the kselftest skeleton from, and the
-# parts of it the lab (and the project: checkpatch, igc, net/core) needs.
+# parts of it the lab (and the project: checkpatch, igc, net/core, octeon_ep)
+# needs.
 LAB_SRC_PKG=linux-source-6.1
 LAB_SRC_PARTS=(
 	scripts
@@ -37,6 +42,13 @@ LAB_SRC_PARTS=(
 	net/core
 	Documentation/process
 	drivers/net/ethernet/intel/igc
+	"$LAB_OCTEP_PART"
+)
+
+# The 6.12 sources: only octeon_ep, so that 6.12's driver is 6.12's.
+LAB_SRC612_PKG=linux-source-6.12
+LAB_SRC612_PARTS=(
+	"$LAB_OCTEP_PART"
 )
 
 die() {
@@ -109,4 +121,16 @@ lab_need_kernel_image() { # KVER
 		die "no unpacked kernel image for $1 in $(lab_kernel_dir "$1"); run tools/lab/setup.sh"
 }
 
-lab_src_dir() { echo "$CACHE/src/$LAB_SRC_PKG"; }
+# lab_src_dir [PACKAGE]: where setup.sh extracted parts of a linux-source
+# package (default: linux-source-6.1).
+lab_src_dir() { echo "$CACHE/src/${1:-$LAB_SRC_PKG}"; }
+
+# lab_src_pkg 6.1|6.12|6.12-rt|RELEASE: the linux-source package of that
+# kernel's own version.
+lab_src_pkg() {
+	case "$(lab_short_version "$1")" in
+	6.1) echo "$LAB_SRC_PKG" ;;
+	6.12 | 6.12-rt) echo "$LAB_SRC612_PKG" ;;
+	*) die "no linux-source package known for kernel '$1'; supported: $LAB_KERNELS_ALL" ;;
+	esac
+}

@@ -169,7 +169,9 @@ src=$work/src
 add_kconfig "$src"
 
 # Copy the model in (only files that changed, to keep ninja incremental)
-# and list its .c files in hw/net/meson.build.
+# and list its .c files in hw/net/meson.build.  dbb_truth.c (the ground
+# truth both models share) is listed with each, as QEMU lists its shared
+# net_tx_pkt.c: the source set takes a file once.
 for f in "${MODEL_C[@]}" "${MODEL_H[@]}"; do
 	cmp -s "$f" "$src/hw/net/$(basename "$f")" || cp "$f" "$src/hw/net/"
 done
@@ -180,8 +182,8 @@ model_files() {
 		case "${f##*/}" in "$1"*) printf "'%s', " "${f##*/}" ;; esac
 	done
 }
-lines=("softmmu_ss.add(when: 'CONFIG_DBB_IGC', if_true: files($(model_files dbb_igc)'net_tx_pkt.c', 'net_rx_pkt.c'))"
-	"softmmu_ss.add(when: 'CONFIG_DBB_OCTEP', if_true: files($(model_files dbb_octep | sed 's/, $//')))")
+lines=("softmmu_ss.add(when: 'CONFIG_DBB_IGC', if_true: files($(model_files dbb_igc)$(model_files dbb_truth)'net_tx_pkt.c', 'net_rx_pkt.c'))"
+	"softmmu_ss.add(when: 'CONFIG_DBB_OCTEP', if_true: files($({ model_files dbb_octep; model_files dbb_truth; } | sed 's/, $//')))")
 for line in "${lines[@]}"; do
 	if ! grep -qxF "$line" "$src/hw/net/meson.build"; then
 		sym=${line#*when: \'}

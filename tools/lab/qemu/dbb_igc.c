@@ -18,9 +18,7 @@
 #include "qemu/units.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
-#include "qemu/range.h"
 #include "qapi/error.h"
-#include "qapi/visitor.h"
 #include "net/net.h"
 #include "net/eth.h"
 #include "hw/pci/pci.h"
@@ -44,22 +42,6 @@
 #define DBB_IGC_MMIO_BAR    0
 #define DBB_IGC_MSIX_BAR    3
 
-/* Vendor-specific capability layout (offsets from the capability). */
-#define DBB_VSEC_LEN        0x18
-#define DBB_VSEC_VERSION    3       /* byte: layout version */
-#define DBB_VSEC_MAGIC      4       /* "DBBT" */
-#define DBB_VSEC_SELECTOR   8
-#define DBB_VSEC_VALUE_LO   12
-#define DBB_VSEC_VALUE_HI   16
-#define DBB_VSEC_INFO       20
-#define DBB_VSEC_MAGIC_VAL  0x54424244u
-#define DBB_SEL_ID_MASK     0xFF
-#define DBB_SEL_INDEX_SHIFT 8
-#define DBB_SEL_INDEX_MASK  0xFF
-#define DBB_SEL_FROM_SNAP   BIT(29)
-#define DBB_SEL_SNAPSHOT    BIT(30)
-#define DBB_SEL_RESET       BIT(31)
-
 static const char *const dbb_gt_names[DBB_GT_NUM] = {
     [DBB_GT_TDT_WRITES] = "tdt_writes",
     [DBB_GT_TDT_NOOP_WRITES] = "tdt_noop_writes",
@@ -81,7 +63,7 @@ static const char *const dbb_gt_names[DBB_GT_NUM] = {
 };
 
 /* How many indexes each counter has: queues, vectors or one. */
-static unsigned dbb_gt_width(int id)
+static unsigned dbb_gt_width(void *opaque, unsigned id)
 {
     switch (id) {
     case DBB_GT_IRQS:
@@ -96,6 +78,14 @@ static unsigned dbb_gt_width(int id)
     }
 }
 
+static const DbbTruthInfo dbb_igc_truth_info = {
+    .names = dbb_gt_names,
+    .num = DBB_GT_NUM,
+    .stride = DBB_GT_MAX_INDEX,
+    .width = dbb_gt_width,
+    .unit = "queue",
+};
+
 /* The PCI device IDs of the I225/I226 family that igc binds to. */
 static const uint16_t dbb_igc_device_ids[] = {
     0x15F2, 0x15F3, 0x15F8, 0x3100, 0x3101, 0x5502, 0x0D9F, 0x15FD,
@@ -105,55 +95,10 @@ static const uint16_t dbb_igc_device_ids[] = {
 void dbb_igc_guest_error(DbbIgcState *s, const char *fmt, ...)
 {
     va_list ap;
-    g_autofree char *msg = NULL;
 
     va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
+    dbb_truth_guest_errorv(&s->truth, fmt, ap);
     va_end(ap);
-    qemu_log_mask(LOG_GUEST_ERROR, "dbb-igc: %s\n", msg);
-    s->gt[DBB_GT_GUEST_ERRORS][0]++;
-}
-
-static bool dbb_igc_bus_master(DbbIgcState *s, const char *what, int queue)
-{
-    PCIDevice *d = PCI_DEVICE(s);
-
-    if (!(d->config[PCI_COMMAND] & PCI_COMMAND_MASTER)) {
-        dbb_igc_guest_error(s, "queue %d: %s with bus mastering disabled",
-                            queue, what);
-        return false;
-    }
-    return true;
-}
-
-bool dbb_igc_dma_read(DbbIgcState *s, dma_addr_t addr, void *buf,
-                      dma_addr_t len, const char *what, int queue)
-{
-    if (!dbb_igc_bus_master(s, what, queue)) {
-        return false;
-    }
-    if (pci_dma_read(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
-        dbb_igc_guest_error(s, "queue %d: %s: DMA read of %" PRIu64
-                            " bytes at 0x%" PRIx64 " failed (outside RAM?)",
-                            queue, what, (uint64_t)len, (uint64_t)addr);
-        return false;
-    }
-    return true;
-}
-
-bool dbb_igc_dma_write(DbbIgcState *s, dma_addr_t addr, const void *buf,
-                       dma_addr_t len, const char *what, int queue)
-{
-    if (!dbb_igc_bus_master(s, what, queue)) {
-        return false;
-    }
-    if (pci_dma_write(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
-        dbb_igc_guest_error(s, "queue %d: %s: DMA write of %" PRIu64
-                            " bytes at 0x%" PRIx64 " failed (outside RAM?)",
-                            queue, what, (uint64_t)len, (uint64_t)addr);
-        return false;
-    }
-    return true;
 }
 
 /* ---- statistics ----------------------------------------------------- */
@@ -792,121 +737,12 @@ static const MemoryRegionOps dbb_igc_mmio_ops = {
     },
 };
 
-/* ---- ground truth: QOM property and vendor-specific capability -------- */
-
-static uint64_t dbb_igc_gt_value(DbbIgcState *s, uint32_t sel)
-{
-    unsigned id = sel & DBB_SEL_ID_MASK;
-    unsigned idx = (sel >> DBB_SEL_INDEX_SHIFT) & DBB_SEL_INDEX_MASK;
-
-    if (id >= DBB_GT_NUM || idx >= dbb_gt_width(id)) {
-        return UINT64_MAX;
-    }
-    return (sel & DBB_SEL_FROM_SNAP) ? s->gt_snap[id][idx] : s->gt[id][idx];
-}
-
-static void dbb_igc_vsec_select(DbbIgcState *s)
-{
-    PCIDevice *d = PCI_DEVICE(s);
-    uint8_t *cap = d->config + s->vsec;
-    uint32_t sel = pci_get_long(cap + DBB_VSEC_SELECTOR);
-    uint64_t v;
-
-    if (sel & DBB_SEL_SNAPSHOT) {
-        memcpy(s->gt_snap, s->gt, sizeof(s->gt));
-    }
-    if (sel & DBB_SEL_RESET) {
-        memset(s->gt, 0, sizeof(s->gt));
-    }
-    v = dbb_igc_gt_value(s, sel);
-    pci_set_long(cap + DBB_VSEC_VALUE_LO, (uint32_t)v);
-    pci_set_long(cap + DBB_VSEC_VALUE_HI, v >> 32);
-}
+/* ---- ground truth: dbb_truth.c ---------------------------------------- */
 
 static void dbb_igc_write_config(PCIDevice *d, uint32_t addr, uint32_t val,
                                  int len)
 {
-    DbbIgcState *s = DBB_IGC(d);
-
-    pci_default_write_config(d, addr, val, len);
-    if (ranges_overlap(addr, len, s->vsec + DBB_VSEC_SELECTOR, 4)) {
-        dbb_igc_vsec_select(s);
-    }
-}
-
-static void dbb_igc_vsec_init(DbbIgcState *s, Error **errp)
-{
-    PCIDevice *d = PCI_DEVICE(s);
-    uint8_t *cap;
-    int off;
-
-    off = pci_add_capability(d, PCI_CAP_ID_VNDR, DBB_IGC_VSEC_CAP,
-                             DBB_VSEC_LEN, errp);
-    if (off < 0) {
-        return;
-    }
-    s->vsec = off;
-    cap = d->config + off;
-    cap[PCI_CAP_FLAGS] = DBB_VSEC_LEN;
-    cap[DBB_VSEC_VERSION] = 1;
-    pci_set_long(cap + DBB_VSEC_MAGIC, DBB_VSEC_MAGIC_VAL);
-    pci_set_long(cap + DBB_VSEC_INFO, DBB_GT_NUM |
-                 DBB_IGC_NUM_QUEUES << 8 | DBB_IGC_MSIX_VECTORS << 16);
-    pci_set_long(d->wmask + off + DBB_VSEC_SELECTOR, UINT32_MAX);
-}
-
-static void dbb_igc_get_gt(Object *obj, Visitor *v, const char *name,
-                           void *opaque, Error **errp)
-{
-    DbbIgcState *s = DBB_IGC(obj);
-    bool ok;
-    int id;
-    unsigned i;
-
-    if (!visit_start_struct(v, name, NULL, 0, errp)) {
-        return;
-    }
-    for (id = 0; id < DBB_GT_NUM; id++) {
-        if (!visit_start_list(v, dbb_gt_names[id], NULL, 0, errp)) {
-            goto out;
-        }
-        for (i = 0; i < dbb_gt_width(id); i++) {
-            if (!visit_type_uint64(v, NULL, &s->gt[id][i], errp)) {
-                visit_end_list(v, NULL);
-                goto out;
-            }
-        }
-        ok = visit_check_list(v, errp);
-        visit_end_list(v, NULL);
-        if (!ok) {
-            goto out;
-        }
-    }
-    visit_check_struct(v, errp);
-out:
-    visit_end_struct(v, NULL);
-}
-
-static void dbb_igc_set_gt_reset(Object *obj, Visitor *v, const char *name,
-                                 void *opaque, Error **errp)
-{
-    DbbIgcState *s = DBB_IGC(obj);
-    bool reset;
-
-    if (!visit_type_bool(v, name, &reset, errp)) {
-        return;
-    }
-    if (reset) {
-        memset(s->gt, 0, sizeof(s->gt));
-    }
-}
-
-static void dbb_igc_get_gt_reset(Object *obj, Visitor *v, const char *name,
-                                 void *opaque, Error **errp)
-{
-    bool no = false;
-
-    visit_type_bool(v, name, &no, errp);
+    dbb_truth_write_config(&DBB_IGC(d)->truth, addr, val, len);
 }
 
 /* ---- realize ------------------------------------------------------------ */
@@ -987,8 +823,8 @@ static void dbb_igc_realize(PCIDevice *d, Error **errp)
     }
     /* Error reporting enables in DEVCTL: without them no AER message. */
     pcie_cap_deverr_init(d);
-    dbb_igc_vsec_init(s, errp);
-    if (s->vsec == 0) {
+    if (!dbb_truth_add_cap(&s->truth, DBB_IGC_VSEC_CAP, DBB_IGC_NUM_QUEUES,
+                           DBB_IGC_MSIX_VECTORS, errp)) {
         goto err_pcie;
     }
     if (pcie_aer_init(d, PCI_ERR_VER, DBB_IGC_AER_CAP, PCI_ERR_SIZEOF,
@@ -1051,6 +887,8 @@ static void dbb_igc_instance_init(Object *obj)
 
     device_add_bootindex_property(obj, &s->conf.bootindex, "bootindex",
                                   "/ethernet-phy@0", DEVICE(obj));
+    dbb_truth_init(&s->truth, &dbb_igc_truth_info, s, PCI_DEVICE(obj),
+                   &s->gt[0][0], &s->gt_snap[0][0]);
 }
 
 static const VMStateDescription dbb_igc_vmstate = {
@@ -1084,16 +922,10 @@ static void dbb_igc_class_init(ObjectClass *klass, void *data)
     device_class_set_props(dc, dbb_igc_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 
-    object_class_property_add(klass, "ground-truth", "DbbIgcGroundTruth",
-                              dbb_igc_get_gt, NULL, NULL, NULL);
-    object_class_property_set_description(klass, "ground-truth",
+    dbb_truth_class_init(klass, "DbbIgcGroundTruth",
         "Per-queue doorbell, descriptor, frame and per-vector interrupt "
-        "counts seen by the device (see tools/lab/qemu/README.md)");
-    object_class_property_add(klass, "ground-truth-reset", "bool",
-                              dbb_igc_get_gt_reset, dbb_igc_set_gt_reset,
-                              NULL, NULL);
-    object_class_property_set_description(klass, "ground-truth-reset",
-        "Set to true to zero all ground-truth counters");
+        "counts seen by the device (see tools/lab/qemu/README.md)",
+        offsetof(DbbIgcState, truth));
 }
 
 static const TypeInfo dbb_igc_info = {

@@ -15,6 +15,7 @@
 #include "net/net.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
+#include "dbb_truth.h"
 
 #define TYPE_DBB_IGC "dbb-igc"
 OBJECT_DECLARE_SIMPLE_TYPE(DbbIgcState, DBB_IGC)
@@ -92,7 +93,6 @@ struct DbbIgcState {
     uint32_t device_id;
     bool nvm_flash;             /* EECD.FLASH_DETECTED: NVM checksummed */
     bool use_msix;              /* offer MSI-X (off: MSI/INTx only) */
-    uint8_t vsec;               /* config-space offset of our VSEC */
 
     uint32_t regs[DBB_IGC_REG_SPACE / 4];
     uint16_t phy[32];
@@ -119,6 +119,7 @@ struct DbbIgcState {
     uint8_t *rx_buf;
     bool rxq_ring_err[DBB_IGC_NUM_QUEUES];
 
+    DbbTruth truth;             /* the capability and QOM (dbb_truth.c) */
     uint64_t gt[DBB_GT_NUM][DBB_GT_MAX_INDEX];
     uint64_t gt_snap[DBB_GT_NUM][DBB_GT_MAX_INDEX];
 };
@@ -149,10 +150,6 @@ void dbb_igc_set_icr(DbbIgcState *s, uint32_t causes);
 void dbb_igc_stat_add(DbbIgcState *s, hwaddr reg, uint32_t n);
 void dbb_igc_stat_add64(DbbIgcState *s, hwaddr lo, uint64_t n);
 void dbb_igc_update_link(DbbIgcState *s);
-bool dbb_igc_dma_read(DbbIgcState *s, dma_addr_t addr, void *buf,
-                      dma_addr_t len, const char *what, int queue);
-bool dbb_igc_dma_write(DbbIgcState *s, dma_addr_t addr, const void *buf,
-                       dma_addr_t len, const char *what, int queue);
 
 /* dbb_igc_phy.c */
 void dbb_igc_phy_reset(DbbIgcState *s);

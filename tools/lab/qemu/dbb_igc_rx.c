@@ -267,13 +267,13 @@ static void dbb_igc_rx_deliver(DbbIgcState *s, int q, size_t len,
         bool eop = i + 1 == need;
         uint32_t status = IGC_RXD_STAT_DD;
 
-        if (!dbb_igc_dma_read(s, da, desc, sizeof(desc),
-                              "RX descriptor fetch", q)) {
+        if (!dbb_truth_dma_read(&s->truth, da, desc, sizeof(desc),
+                                "RX descriptor fetch", q)) {
             s->rxq_ring_err[q] = true;
             return;
         }
-        dbb_igc_dma_write(s, ldq_le_p(desc), s->rx_buf + off, chunk,
-                          "RX buffer", q);
+        dbb_truth_dma_write(&s->truth, ldq_le_p(desc), s->rx_buf + off,
+                            chunk, "RX buffer", q);
         if (eop) {
             status |= IGC_RXD_STAT_EOP | info->status;
         }
@@ -290,8 +290,8 @@ static void dbb_igc_rx_deliver(DbbIgcState *s, int q, size_t len,
             stl_le_p(desc + 8, status);
             stl_le_p(desc + 12, chunk | (uint32_t)(eop ? info->vlan : 0) << 16);
         }
-        dbb_igc_dma_write(s, da, desc, sizeof(desc),
-                          "RX descriptor write-back", q);
+        dbb_truth_dma_write(&s->truth, da, desc, sizeof(desc),
+                            "RX descriptor write-back", q);
         s->gt[DBB_GT_RX_DESC][q]++;
         off += chunk;
         head = head + 1 == ndesc ? 0 : head + 1;

@@ -346,8 +346,8 @@ static void dbb_igc_tx_data(DbbIgcState *s, int q, uint64_t addr,
             dbb_igc_guest_error(s, "queue %d: packet larger than %u bytes: "
                                 "dropped", q, (unsigned)DBB_IGC_TX_BUF_SIZE);
             txq->bad_packet = true;
-        } else if (!dbb_igc_dma_read(s, addr, txq->buf + txq->len, len,
-                                     "TX buffer", q)) {
+        } else if (!dbb_truth_dma_read(&s->truth, addr, txq->buf + txq->len,
+                                       len, "TX buffer", q)) {
             txq->bad_packet = true;
         } else {
             txq->len += len;
@@ -436,8 +436,8 @@ void dbb_igc_tx_process(DbbIgcState *s, int q)
     for (budget = ndesc; head != tail && budget; budget--) {
         uint64_t da = base + (uint64_t)head * DBB_IGC_DESC_SIZE;
 
-        if (!dbb_igc_dma_read(s, da, desc, sizeof(desc),
-                              "TX descriptor fetch", q)) {
+        if (!dbb_truth_dma_read(&s->truth, da, desc, sizeof(desc),
+                                "TX descriptor fetch", q)) {
             txq->stopped = true;
             break;
         }
@@ -446,8 +446,8 @@ void dbb_igc_tx_process(DbbIgcState *s, int q)
             uint8_t sta[4];
 
             stl_le_p(sta, IGC_TXD_STA_DD);
-            dbb_igc_dma_write(s, da + 12, sta, sizeof(sta),
-                              "TX descriptor write-back", q);
+            dbb_truth_dma_write(&s->truth, da + 12, sta, sizeof(sta),
+                                "TX descriptor write-back", q);
             done = true;
         }
         head = head + 1 == ndesc ? 0 : head + 1;

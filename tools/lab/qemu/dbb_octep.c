@@ -20,9 +20,7 @@
 #include "qemu/units.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
-#include "qemu/range.h"
 #include "qapi/error.h"
-#include "qapi/visitor.h"
 #include "net/net.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
@@ -41,22 +39,6 @@
 #define DBB_OCTEP_FW_VSEC   0x4D0
 #define DBB_OCTEP_FW_VSEC_LEN 0x10
 #define DBB_OCTEP_FW_VSEC_ID  0xA3
-
-/* Ground-truth capability layout (as dbb-igc's; offsets from the cap) */
-#define DBB_VSEC_LEN        0x18
-#define DBB_VSEC_VERSION    3
-#define DBB_VSEC_MAGIC      4
-#define DBB_VSEC_SELECTOR   8
-#define DBB_VSEC_VALUE_LO   12
-#define DBB_VSEC_VALUE_HI   16
-#define DBB_VSEC_INFO       20
-#define DBB_VSEC_MAGIC_VAL  0x54424244u
-#define DBB_SEL_ID_MASK     0xFF
-#define DBB_SEL_INDEX_SHIFT 8
-#define DBB_SEL_INDEX_MASK  0xFF
-#define DBB_SEL_FROM_SNAP   BIT(29)
-#define DBB_SEL_SNAPSHOT    BIT(30)
-#define DBB_SEL_RESET       BIT(31)
 
 static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
     [DBB_OGT_IN_DBELL_WRITES] = "in_dbell_writes",
@@ -86,8 +68,10 @@ static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
     [DBB_OGT_DMA_ERRORS] = "dma_errors",
 };
 
-static unsigned dbb_ogt_width(DbbOctepState *s, int id)
+static unsigned dbb_ogt_width(void *opaque, unsigned id)
 {
+    DbbOctepState *s = opaque;
+
     switch (id) {
     case DBB_OGT_IRQS:
         return DBB_OCTEP_NON_IOQ_VECTORS + s->num_rings;
@@ -104,8 +88,9 @@ static unsigned dbb_ogt_width(DbbOctepState *s, int id)
 }
 
 /* Gauges are kept in the counter array so that every reader sees them. */
-static void dbb_octep_gt_sync(DbbOctepState *s)
+static void dbb_octep_gt_sync(void *opaque)
 {
+    DbbOctepState *s = opaque;
     unsigned q;
 
     for (q = 0; q < s->num_rings; q++) {
@@ -113,61 +98,22 @@ static void dbb_octep_gt_sync(DbbOctepState *s)
     }
 }
 
+static const DbbTruthInfo dbb_octep_truth_info = {
+    .names = dbb_ogt_names,
+    .num = DBB_OGT_NUM,
+    .stride = DBB_OGT_MAX_INDEX,
+    .width = dbb_ogt_width,
+    .sync = dbb_octep_gt_sync,
+    .unit = "ring",
+};
+
 void dbb_octep_guest_error(DbbOctepState *s, const char *fmt, ...)
 {
     va_list ap;
-    g_autofree char *msg = NULL;
 
     va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
+    dbb_truth_guest_errorv(&s->truth, fmt, ap);
     va_end(ap);
-    qemu_log_mask(LOG_GUEST_ERROR, "dbb-octep: %s\n", msg);
-    s->gt[DBB_OGT_GUEST_ERRORS][0]++;
-}
-
-static bool dbb_octep_bus_master(DbbOctepState *s, const char *what, int ring)
-{
-    PCIDevice *d = PCI_DEVICE(s);
-
-    if (!(d->config[PCI_COMMAND] & PCI_COMMAND_MASTER)) {
-        dbb_octep_guest_error(s, "ring %d: %s with bus mastering disabled",
-                              ring, what);
-        dbb_octep_gt_add(s, DBB_OGT_DMA_ERRORS, ring, 1);
-        return false;
-    }
-    return true;
-}
-
-bool dbb_octep_dma_read(DbbOctepState *s, dma_addr_t addr, void *buf,
-                        dma_addr_t len, const char *what, int ring)
-{
-    if (!dbb_octep_bus_master(s, what, ring)) {
-        return false;
-    }
-    if (pci_dma_read(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
-        dbb_octep_guest_error(s, "ring %d: %s: DMA read of %" PRIu64
-                              " bytes at 0x%" PRIx64 " failed (outside RAM?)",
-                              ring, what, (uint64_t)len, (uint64_t)addr);
-        dbb_octep_gt_add(s, DBB_OGT_DMA_ERRORS, ring, 1);
-        return false;
-    }
-    return true;
-}
-
-bool dbb_octep_dma_write(DbbOctepState *s, dma_addr_t addr, const void *buf,
-                         dma_addr_t len, const char *what, int ring)
-{
-    if (!dbb_octep_bus_master(s, what, ring)) {
-        return false;
-    }
-    if (pci_dma_write(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
-        dbb_octep_guest_error(s, "ring %d: %s: DMA write of %" PRIu64
-                              " bytes at 0x%" PRIx64 " failed (outside RAM?)",
-                              ring, what, (uint64_t)len, (uint64_t)addr);
-        dbb_octep_gt_add(s, DBB_OGT_DMA_ERRORS, ring, 1);
-        return false;
-    }
-    return true;
 }
 
 /* ---- interrupts --------------------------------------------------------- */
@@ -370,67 +316,12 @@ static const MemoryRegionOps dbb_octep_mbox_ops = {
     },
 };
 
-/* ---- ground truth: QOM property and vendor-specific capability -------- */
-
-static uint64_t dbb_octep_gt_value(DbbOctepState *s, uint32_t sel)
-{
-    unsigned id = sel & DBB_SEL_ID_MASK;
-    unsigned idx = (sel >> DBB_SEL_INDEX_SHIFT) & DBB_SEL_INDEX_MASK;
-
-    if (id >= DBB_OGT_NUM || idx >= dbb_ogt_width(s, id)) {
-        return UINT64_MAX;
-    }
-    return (sel & DBB_SEL_FROM_SNAP) ? s->gt_snap[id][idx] : s->gt[id][idx];
-}
-
-static void dbb_octep_vsec_select(DbbOctepState *s)
-{
-    uint8_t *cap = PCI_DEVICE(s)->config + s->vsec;
-    uint32_t sel = pci_get_long(cap + DBB_VSEC_SELECTOR);
-    uint64_t v;
-
-    dbb_octep_gt_sync(s);
-    if (sel & DBB_SEL_SNAPSHOT) {
-        memcpy(s->gt_snap, s->gt, sizeof(s->gt));
-    }
-    if (sel & DBB_SEL_RESET) {
-        memset(s->gt, 0, sizeof(s->gt));
-    }
-    v = dbb_octep_gt_value(s, sel);
-    pci_set_long(cap + DBB_VSEC_VALUE_LO, (uint32_t)v);
-    pci_set_long(cap + DBB_VSEC_VALUE_HI, v >> 32);
-}
+/* ---- ground truth (dbb_truth.c), firmware-ready capability ------------- */
 
 static void dbb_octep_write_config(PCIDevice *d, uint32_t addr, uint32_t val,
                                    int len)
 {
-    DbbOctepState *s = DBB_OCTEP(d);
-
-    pci_default_write_config(d, addr, val, len);
-    if (ranges_overlap(addr, len, s->vsec + DBB_VSEC_SELECTOR, 4)) {
-        dbb_octep_vsec_select(s);
-    }
-}
-
-static void dbb_octep_vsec_init(DbbOctepState *s, Error **errp)
-{
-    PCIDevice *d = PCI_DEVICE(s);
-    uint8_t *cap;
-    int off;
-
-    off = pci_add_capability(d, PCI_CAP_ID_VNDR, DBB_OCTEP_GT_CAP,
-                             DBB_VSEC_LEN, errp);
-    if (off < 0) {
-        return;
-    }
-    s->vsec = off;
-    cap = d->config + off;
-    cap[PCI_CAP_FLAGS] = DBB_VSEC_LEN;
-    cap[DBB_VSEC_VERSION] = 1;
-    pci_set_long(cap + DBB_VSEC_MAGIC, DBB_VSEC_MAGIC_VAL);
-    pci_set_long(cap + DBB_VSEC_INFO, DBB_OGT_NUM | s->num_rings << 8 |
-                 (DBB_OCTEP_NON_IOQ_VECTORS + s->num_rings) << 16);
-    pci_set_long(d->wmask + off + DBB_VSEC_SELECTOR, UINT32_MAX);
+    dbb_truth_write_config(&DBB_OCTEP(d)->truth, addr, val, len);
 }
 
 /* The firmware-ready extended capability 6.12 waits for (ID 0xA3, +8 = 1) */
@@ -458,61 +349,6 @@ static void dbb_octep_set_fw_ready(Object *obj, bool on, Error **errp)
 
     s->fw_ready = on;
     PCI_DEVICE(s)->config[DBB_OCTEP_FW_VSEC + 8] = on;
-}
-
-static void dbb_octep_get_gt(Object *obj, Visitor *v, const char *name,
-                             void *opaque, Error **errp)
-{
-    DbbOctepState *s = DBB_OCTEP(obj);
-    bool ok;
-    int id;
-    unsigned i;
-
-    dbb_octep_gt_sync(s);
-    if (!visit_start_struct(v, name, NULL, 0, errp)) {
-        return;
-    }
-    for (id = 0; id < DBB_OGT_NUM; id++) {
-        if (!visit_start_list(v, dbb_ogt_names[id], NULL, 0, errp)) {
-            goto out;
-        }
-        for (i = 0; i < dbb_ogt_width(s, id); i++) {
-            if (!visit_type_uint64(v, NULL, &s->gt[id][i], errp)) {
-                visit_end_list(v, NULL);
-                goto out;
-            }
-        }
-        ok = visit_check_list(v, errp);
-        visit_end_list(v, NULL);
-        if (!ok) {
-            goto out;
-        }
-    }
-    visit_check_struct(v, errp);
-out:
-    visit_end_struct(v, NULL);
-}
-
-static void dbb_octep_set_gt_reset(Object *obj, Visitor *v, const char *name,
-                                   void *opaque, Error **errp)
-{
-    DbbOctepState *s = DBB_OCTEP(obj);
-    bool reset;
-
-    if (!visit_type_bool(v, name, &reset, errp)) {
-        return;
-    }
-    if (reset) {
-        memset(s->gt, 0, sizeof(s->gt));
-    }
-}
-
-static void dbb_octep_get_gt_reset(Object *obj, Visitor *v, const char *name,
-                                   void *opaque, Error **errp)
-{
-    bool no = false;
-
-    visit_type_bool(v, name, &no, errp);
 }
 
 /* ---- reset, link, realize ---------------------------------------------- */
@@ -611,8 +447,8 @@ static void dbb_octep_realize(PCIDevice *d, Error **errp)
     for (q = 0; q < nvec; q++) {
         msix_vector_use(d, q);
     }
-    dbb_octep_vsec_init(s, errp);
-    if (s->vsec == 0) {
+    if (!dbb_truth_add_cap(&s->truth, DBB_OCTEP_GT_CAP, s->num_rings, nvec,
+                           errp)) {
         goto err_msix;
     }
     if (pcie_aer_init(d, PCI_ERR_VER, DBB_OCTEP_AER_CAP, PCI_ERR_SIZEOF,
@@ -671,6 +507,8 @@ static void dbb_octep_instance_init(Object *obj)
                                   "/ethernet-phy@0", DEVICE(obj));
     s->fw_heartbeat = true;
     s->fw_ready = true;
+    dbb_truth_init(&s->truth, &dbb_octep_truth_info, s, PCI_DEVICE(obj),
+                   &s->gt[0][0], &s->gt_snap[0][0]);
     object_property_add_uint32_ptr(obj, "fw-delay-ms", &s->fw_delay_ms,
                                    OBJ_PROP_FLAG_READWRITE);
 }
@@ -749,16 +587,10 @@ static void dbb_octep_class_init(ObjectClass *klass, void *data)
                                    dbb_octep_set_fw_ready);
     object_class_property_set_description(klass, "fw-ready",
         "The firmware-ready byte of the 0xA3 capability reads 1 (default)");
-    object_class_property_add(klass, "ground-truth", "DbbOctepGroundTruth",
-                              dbb_octep_get_gt, NULL, NULL, NULL);
-    object_class_property_set_description(klass, "ground-truth",
+    dbb_truth_class_init(klass, "DbbOctepGroundTruth",
         "Per-ring doorbell, credit, buffer, frame, lap and per-vector "
-        "interrupt counts seen by the device (tools/lab/qemu/README.md)");
-    object_class_property_add(klass, "ground-truth-reset", "bool",
-                              dbb_octep_get_gt_reset, dbb_octep_set_gt_reset,
-                              NULL, NULL);
-    object_class_property_set_description(klass, "ground-truth-reset",
-        "Set to true to zero all ground-truth counters");
+        "interrupt counts seen by the device (tools/lab/qemu/README.md)",
+        offsetof(DbbOctepState, truth));
 }
 
 static const TypeInfo dbb_octep_info = {

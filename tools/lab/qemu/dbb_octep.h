@@ -16,6 +16,7 @@
 #include "net/net.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
+#include "dbb_truth.h"
 
 #define TYPE_DBB_OCTEP "dbb-octep"
 OBJECT_DECLARE_SIMPLE_TYPE(DbbOctepState, DBB_OCTEP)
@@ -161,7 +162,6 @@ struct DbbOctepState {
     MemoryRegion bar2;
     MemoryRegion bar4;
     MemoryRegion mbox_mr;
-    uint8_t vsec;               /* config offset of our ground-truth cap */
 
     /* properties */
     uint32_t num_rings;         /* MAC_PF_RING_CTL.RPPF */
@@ -195,6 +195,7 @@ struct DbbOctepState {
     uint16_t mtu;
     uint8_t fw_mac[6];
 
+    DbbTruth truth;             /* the capability and QOM (dbb_truth.c) */
     uint64_t gt[DBB_OGT_NUM][DBB_OGT_MAX_INDEX];
     uint64_t gt_snap[DBB_OGT_NUM][DBB_OGT_MAX_INDEX];
 };
@@ -222,10 +223,6 @@ void dbb_octep_guest_error(DbbOctepState *s, const char *fmt, ...)
     G_GNUC_PRINTF(2, 3);
 void dbb_octep_msix(DbbOctepState *s, unsigned vector);
 void dbb_octep_oei_raise(DbbOctepState *s, uint64_t bits);
-bool dbb_octep_dma_read(DbbOctepState *s, dma_addr_t addr, void *buf,
-                        dma_addr_t len, const char *what, int ring);
-bool dbb_octep_dma_write(DbbOctepState *s, dma_addr_t addr, const void *buf,
-                         dma_addr_t len, const char *what, int ring);
 
 /* dbb_octep_ring.c */
 void dbb_octep_ring_reset(DbbOctepState *s, int q);

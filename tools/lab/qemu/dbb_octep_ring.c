@@ -147,8 +147,8 @@ static bool dbb_octep_gather(DbbOctepState *s, int q, uint64_t list,
         uint32_t l;
         uint64_t p;
 
-        if (k == 0 && !dbb_octep_dma_read(s, list + (j / 4) * 40, ent, 40,
-                                          "gather list fetch", q)) {
+        if (k == 0 && !dbb_truth_dma_read(&s->truth, list + (j / 4) * 40,
+                                          ent, 40, "gather list fetch", q)) {
             return false;
         }
         l = lduw_le_p(ent + 2 * (3 - k));
@@ -158,7 +158,7 @@ static bool dbb_octep_gather(DbbOctepState *s, int q, uint64_t list,
                                   "instruction's length %u", q, len);
             return false;
         }
-        if (l && !dbb_octep_dma_read(s, p, s->frame + got, l,
+        if (l && !dbb_truth_dma_read(&s->truth, p, s->frame + got, l,
                                      "gather buffer", q)) {
             return false;
         }
@@ -192,7 +192,7 @@ static void dbb_octep_tx_one(DbbOctepState *s, int q, const uint8_t *instr)
     if (gather) {
         ok = dbb_octep_gather(s, q, dptr, gsz, len);
     } else {
-        ok = dbb_octep_dma_read(s, dptr, s->frame, len, "TX data", q);
+        ok = dbb_truth_dma_read(&s->truth, dptr, s->frame, len, "TX data", q);
     }
     if (!ok) {
         return;
@@ -232,7 +232,7 @@ static void dbb_octep_in_process(DbbOctepState *s, int q)
     s->busy = true;
     /* At most one ring of instructions per doorbell write. */
     for (n = 0; n < size && r->in_dbell; n++) {
-        if (!dbb_octep_dma_read(s, base + (uint64_t)r->in_rd *
+        if (!dbb_truth_dma_read(&s->truth, base + (uint64_t)r->in_rd *
                                 DBB_IQ_INSTR_SIZE, instr, sizeof(instr),
                                 "instruction fetch", q)) {
             r->in_stopped = true;
@@ -392,7 +392,7 @@ static void dbb_octep_rx_write(DbbOctepState *s, int q, const uint8_t *buf,
         uint32_t chunk = MIN(bsize, total - done);
         uint64_t addr;
 
-        if (ok && !dbb_octep_dma_read(s, base + (uint64_t)r->out_wr *
+        if (ok && !dbb_truth_dma_read(&s->truth, base + (uint64_t)r->out_wr *
                                       DBB_OQ_DESC_SIZE, desc, sizeof(desc),
                                       "descriptor fetch", q)) {
             ok = false;
@@ -404,11 +404,12 @@ static void dbb_octep_rx_write(DbbOctepState *s, int q, const uint8_t *buf,
         addr = ldq_le_p(desc);
         if (done < hdr) {
             /* The first buffer holds the header (bsize >= hdr). */
-            ok = dbb_octep_dma_write(s, addr, head, hdr, "RX header", q) &&
-                 dbb_octep_dma_write(s, addr + hdr, buf, chunk - hdr,
+            ok = dbb_truth_dma_write(&s->truth, addr, head, hdr,
+                                     "RX header", q) &&
+                 dbb_truth_dma_write(&s->truth, addr + hdr, buf, chunk - hdr,
                                      "RX data", q);
         } else {
-            ok = dbb_octep_dma_write(s, addr, buf + done - hdr, chunk,
+            ok = dbb_truth_dma_write(&s->truth, addr, buf + done - hdr, chunk,
                                      "RX data", q);
         }
         done += chunk;

@@ -15,26 +15,19 @@ Prints TAP (ok N name / not ok N name), exits 1 if a test failed, 2 if
 the harness itself could not run.  Python 3 standard library only.
 """
 
-import argparse
 import os
 import shutil
-import socket
 import struct
-import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
-import labvm  # noqa: E402  (tools/lab/labvm.py: QMP client shared)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qtestlib import (QEMU, Tap, HarnessError, expect,  # noqa: E402,F401
+                      wait_for, check_log_and_exit, main as qtest_main,
+                      csum16, pseudo_seed, eth, ipv4, udp, MAC, PEER_MAC,
+                      SLOT, BAR0)
 
-MAC = bytes.fromhex("525400123456")
-MAC_STR = ":".join("%02x" % b for b in MAC)
-PEER_MAC = bytes.fromhex("02aabbccddee")
-SLOT = 4                                    # -device ...,addr=4
-BAR0 = 0xE0000000
 BAR3 = 0xE0100000
 MSIX_MAILBOX = 0x00F00000                   # MSI-X messages land in RAM
 
@@ -83,19 +76,6 @@ GT = ["tdt_writes", "tdt_noop_writes", "rdt_writes", "rdt_noop_writes",
       "rx_filtered", "rx_off_drops", "guest_errors"]
 
 
-class HarnessError(Exception):
-    pass
-
-
-def csum16(data, init=0):
-    if len(data) % 2:
-        data += b"\0"
-    s = init + sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
-
-
 def ip_checksum_ok(ip):
     ihl = (ip[0] & 0xF) * 4
     return csum16(ip[:ihl]) == 0xFFFF
@@ -108,11 +88,6 @@ def l4_checksum_ok(frame, proto):
     l4 = ip[ihl:tot]
     pseudo = ip[12:20] + struct.pack("!BBH", 0, proto, len(l4))
     return csum16(pseudo + l4) == 0xFFFF
-
-
-def pseudo_seed(src, dst, proto, length):
-    """The folded, uncomplemented pseudo-header sum Linux leaves (PARTIAL)."""
-    return csum16(src + dst + struct.pack("!BBH", 0, proto, length))
 
 
 def toeplitz(key, data):
@@ -142,191 +117,6 @@ def l4_checksum6_ok(frame, proto):
     return csum16(pseudo + l4) == 0xFFFF
 
 
-def eth(dst, src, ethertype, payload):
-    return dst + src + struct.pack("!H", ethertype) + payload
-
-
-def ipv4(src, dst, proto, payload, ident=1):
-    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), ident,
-                      0x4000, 64, proto, 0, src, dst)
-    c = 0xFFFF - csum16(hdr)
-    return hdr[:10] + struct.pack("!H", c) + hdr[12:] + payload
-
-
-def udp(sport, dport, payload, src=None, dst=None):
-    length = 8 + len(payload)
-    c = 0
-    if src is not None:
-        c = 0xFFFF - csum16(struct.pack("!HHHH", sport, dport, length, 0) +
-                            payload, pseudo_seed(src, dst, 17, length))
-        c = c or 0xFFFF
-    return struct.pack("!HHHH", sport, dport, length, c) + payload
-
-
-class QEMU:
-    def __init__(self, qemu, tmp, extra_dev="", verbose=False,
-                 device="dbb-igc"):
-        self.verbose = verbose
-        self.tmp = tmp
-        self.log = os.path.join(tmp, "qemu.log")
-        self.stderr = os.path.join(tmp, "qemu.stderr")
-        qtest_path = os.path.join(tmp, "qtest.sock")
-        qmp_path = os.path.join(tmp, "qmp.sock")
-        for p in (qtest_path, qmp_path, self.log):
-            if os.path.exists(p):
-                os.unlink(p)
-
-        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.udp.bind(("127.0.0.1", 0))
-        self.udp.settimeout(2)
-        peer_port = self.udp.getsockname()[1]
-        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        probe.bind(("127.0.0.1", 0))
-        self.qemu_port = probe.getsockname()[1]
-        probe.close()
-
-        lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        lsock.bind(qtest_path)
-        lsock.listen(1)
-        cmd = [qemu, "-machine", "q35", "-accel", "qtest", "-m", "256M",
-               "-display", "none", "-nodefaults", "-L", "/usr/share/seabios",
-               "-L", "/usr/share/qemu",
-               "-qtest", "unix:" + qtest_path,
-               "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
-               "-d", "guest_errors", "-D", self.log,
-               "-netdev", "dgram,id=n0,local.type=inet,local.host=127.0.0.1,"
-               "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
-               "remote.port=%d" % (self.qemu_port, peer_port),
-               "-device", "%s,id=nic0,netdev=n0,addr=%d,mac=%s%s"
-               % (device, SLOT, MAC_STR, extra_dev)]
-        if verbose:
-            print("# " + " ".join(cmd), file=sys.stderr)
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                                     stdout=open(self.stderr, "w"),
-                                     stderr=subprocess.STDOUT)
-        lsock.settimeout(20)
-        try:
-            self.sock, _ = lsock.accept()
-        except socket.timeout:
-            raise HarnessError("QEMU did not connect to the qtest socket; "
-                               "see " + self.stderr + ": " +
-                               open(self.stderr).read()[-500:])
-        lsock.close()
-        self.sock.settimeout(20)
-        self.rfile = self.sock.makefile("r")
-
-        deadline = time.time() + 20
-        while not os.path.exists(qmp_path):
-            if time.time() > deadline or self.proc.poll() is not None:
-                raise HarnessError("no QMP socket")
-            time.sleep(0.05)
-        self.qmp = labvm.QMP(qmp_path)
-        self.qmp.s.settimeout(20)
-
-    # -- qtest protocol
-    def cmd(self, line):
-        if self.verbose:
-            print("# > " + line, file=sys.stderr)
-        self.sock.sendall((line + "\n").encode())
-        while True:
-            resp = self.rfile.readline()
-            if not resp:
-                raise HarnessError("QEMU closed the qtest socket (crashed?) "
-                                   "after: " + line)
-            resp = resp.strip()
-            if resp.startswith("IRQ"):
-                continue
-            break
-        if self.verbose:
-            print("# < " + resp, file=sys.stderr)
-        if not resp.startswith("OK"):
-            raise HarnessError("qtest: %s -> %s" % (line, resp))
-        return resp[3:].strip()
-
-    def readl(self, off, base=BAR0):
-        return int(self.cmd("readl 0x%x" % (base + off)), 16)
-
-    def writel(self, off, val, base=BAR0):
-        self.cmd("writel 0x%x 0x%x" % (base + off, val & 0xFFFFFFFF))
-
-    def writeb(self, off, val, base=BAR0):
-        self.cmd("writeb 0x%x 0x%x" % (base + off, val & 0xFF))
-
-    def mem_write(self, addr, data):
-        self.cmd("write 0x%x %d 0x%s" % (addr, len(data), data.hex()))
-
-    def mem_read(self, addr, n):
-        return bytes.fromhex(self.cmd("read 0x%x %d" % (addr, n))[2:])
-
-    def clock_step(self, ns):
-        self.cmd("clock_step %d" % ns)
-
-    def cfg_addr(self, off):
-        return 0x80000000 | (SLOT << 11) | (off & 0xFC)
-
-    def cfg_read32(self, off):
-        self.cmd("outl 0xcf8 0x%x" % self.cfg_addr(off))
-        return int(self.cmd("inl 0xcfc"), 16)
-
-    def cfg_write32(self, off, val):
-        self.cmd("outl 0xcf8 0x%x" % self.cfg_addr(off))
-        self.cmd("outl 0xcfc 0x%x" % val)
-
-    def cfg_read16(self, off):
-        self.cmd("outl 0xcf8 0x%x" % self.cfg_addr(off))
-        return int(self.cmd("inw 0x%x" % (0xcfc + (off & 2))), 16)
-
-    def cfg_write16(self, off, val):
-        self.cmd("outl 0xcf8 0x%x" % self.cfg_addr(off))
-        self.cmd("outw 0x%x 0x%x" % (0xcfc + (off & 2), val))
-
-    # -- QMP
-    def qmp_cmd(self, command, **args):
-        try:
-            return self.qmp.cmd(command, **args)
-        except RuntimeError as e:
-            raise HarnessError(str(e))
-
-    def truth(self):
-        return self.qmp.truth("nic0")
-
-    # -- frames
-    def send_frame(self, frame):
-        self.udp.sendto(frame, ("127.0.0.1", self.qemu_port))
-
-    def recv_frame(self, timeout=2):
-        self.udp.settimeout(timeout)
-        try:
-            return self.udp.recv(70000)
-        except socket.timeout:
-            return None
-
-    def drain(self):
-        while self.recv_frame(0.05) is not None:
-            pass
-
-    def alive(self):
-        return self.proc.poll() is None and self.readl(STATUS) is not None
-
-    def quit(self):
-        try:
-            self.qmp_cmd("quit")
-        except Exception:
-            pass
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.udp.close()
-
-    def log_text(self):
-        try:
-            return open(self.log).read()
-        except OSError:
-            return ""
-
-
 class Device:
     """The driver's side: PCI setup and helpers for rings."""
 
@@ -345,15 +135,7 @@ class Device:
         q.cfg_write16(0x04, 0x0006)             # memory space, bus master
 
     def find_cap(self, cap_id):
-        off = self.q.cfg_read32(0x34) & 0xFC
-        for _ in range(48):
-            if not off:
-                return None
-            dw = self.q.cfg_read32(off)
-            if dw & 0xFF == cap_id:
-                return off
-            off = (dw >> 8) & 0xFC
-        return None
+        return self.q.find_cap(cap_id)
 
     def msix_setup(self):
         q = self.q
@@ -450,41 +232,6 @@ class Device:
                 "len": lenvlan & 0xFFFF, "vlan": lenvlan >> 16}
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, name, fn):
-        self.n += 1
-        try:
-            fn()
-            print("ok %d %s" % (self.n, name))
-        except HarnessError:
-            raise
-        except Exception as e:
-            self.failed += 1
-            print("not ok %d %s" % (self.n, name))
-            for line in traceback.format_exc().splitlines():
-                print("# " + line)
-            del e
-        sys.stdout.flush()
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
-def wait_for(fn, what, timeout=3):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if fn():
-            return
-        time.sleep(0.01)
-    raise AssertionError("timed out waiting for " + what)
-
-
 def run_tests(qemu_bin, verbose):
     tap = Tap()
     tmp = tempfile.mkdtemp(prefix="qtest-dbb-igc.")
@@ -494,32 +241,24 @@ def run_tests(qemu_bin, verbose):
         run_main(tap, q, d)
     finally:
         q.quit()
-    log = q.log_text()
-
-    def t_log():
-        for needle in ("TDH 0 / TDT 9 beyond the ring",
-                       "TX descriptor fetch: DMA read",
-                       "TDLEN 0 (zero-length ring)",
-                       "RDLEN 100 is not a multiple of 128",
-                       "zero-length RX ring",
-                       "unsupported 1-byte register write",
-                       "TSO with bogus headers"):
-            expect(needle in log, "guest-error log lacks %r; log:\n%s"
-                   % (needle, log[-3000:]))
-    tap.check("guest errors are named in the -d guest_errors log", t_log)
-
-    def t_exit():
-        expect(q.proc.returncode == 0, "QEMU exit status %s; stderr: %s"
-               % (q.proc.returncode, open(q.stderr).read()[-2000:]))
-    tap.check("QEMU exits cleanly on quit", t_exit)
+    check_log_and_exit(tap, q, (
+        "TDH 0 / TDT 9 beyond the ring",
+        "TX descriptor fetch: DMA read",
+        "TDLEN 0 (zero-length ring)",
+        "RDLEN 100 is not a multiple of 128",
+        "zero-length RX ring",
+        "unsupported 1-byte register write",
+        "TSO with bogus headers"))
 
     # A fresh instance for a seeded random walk over registers, rings and
     # frames: QEMU must survive whatever the "guest" does.
     q3 = QEMU(qemu_bin, tempfile.mkdtemp(prefix="qtest-dbb-igc."))
     try:
-        tap.check("fuzz: %d random register writes, descriptors and frames "
-                  "(seed %d): QEMU stays up" % (FUZZ["ops"], FUZZ["seed"]),
-                  lambda: fuzz(q3, Device(q3)))
+        tap.check("fuzz: random register writes, descriptors and frames "
+                  "(--fuzz-ops, --fuzz-seed): QEMU stays up",
+                  lambda: fuzz(q3, Device(q3)),
+                  diag="fuzz: %d operations, seed %d"
+                  % (FUZZ["ops"], FUZZ["seed"]))
     finally:
         q3.quit()
 
@@ -1173,32 +912,5 @@ def run_main(tap, q, d):
               "carries on", t_wrong)
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--qemu", help="qemu-system-x86_64 with dbb-igc "
-                    "(default: build.sh's cached binary)")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    ap.add_argument("--fuzz-ops", type=int, default=FUZZ["ops"])
-    ap.add_argument("--fuzz-seed", type=int, default=FUZZ["seed"])
-    args = ap.parse_args()
-    FUZZ["ops"], FUZZ["seed"] = args.fuzz_ops, args.fuzz_seed
-    qemu = args.qemu
-    if not qemu:
-        out = subprocess.run([os.path.join(here, "..", "build.sh")],
-                             stdout=subprocess.PIPE, check=False)
-        if out.returncode:
-            print("Bail out! build.sh failed")
-            return 2
-        qemu = out.stdout.decode().strip().splitlines()[-1]
-    print("TAP version 13")
-    try:
-        failed = run_tests(qemu, args.verbose)
-    except HarnessError as e:
-        print("Bail out! %s" % e)
-        return 2
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(qtest_main(__doc__, "dbb-igc", run_tests, FUZZ))

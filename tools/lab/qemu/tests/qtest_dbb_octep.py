@@ -20,7 +20,6 @@ Prints TAP (ok N name / not ok N name), exits 1 if a test failed, 2 if
 the harness itself could not run.  Python 3 standard library only.
 """
 
-import argparse
 import os
 import shutil
 import struct
@@ -30,8 +29,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qtest_dbb_igc import (QEMU, Tap, HarnessError, expect,  # noqa: E402
-                           wait_for, eth, ipv4, udp, MAC, PEER_MAC, SLOT)
+from qtestlib import (QEMU, Tap, HarnessError, expect,  # noqa: E402,F401
+                      wait_for, check_log_and_exit, main as qtest_main, eth,
+                      ipv4, udp, MAC, PEER_MAC, SLOT)
 
 BAR0 = 0xE0000000                   # 8 MiB: rings and globals
 BAR2 = 0xE0800000                   # 1 MiB
@@ -92,8 +92,7 @@ OQ_BUF = 0x1000000                  # buffers, BSIZE apart
 class OctepTap(Tap):
     """TAP lines named "dbb-octep: ...": unique beside dbb-igc's suite."""
 
-    def check(self, name, fn):
-        super().check("dbb-octep: " + name, fn)
+    prefix = "dbb-octep: "
 
 
 class Octep:
@@ -164,15 +163,7 @@ class Octep:
         q.cfg_write16(0x04, 0x0006)             # memory space, bus master
 
     def find_cap(self, cap_id):
-        off = self.q.cfg_read32(0x34) & 0xFC
-        for _ in range(48):
-            if not off:
-                return None
-            dw = self.q.cfg_read32(off)
-            if dw & 0xFF == cap_id:
-                return off
-            off = (dw >> 8) & 0xFC
-        return None
+        return self.q.find_cap(cap_id)
 
     def ext_caps(self):
         """[(offset, id, version)] of the extended capability list."""
@@ -812,22 +803,26 @@ def seed_tests(tap, qemu_bin, verbose):
     try:
         for c, p, db, stops, laps in SEED_ROWS_400:
             tap.check("seed table: ring 1024, wmark 0x400, ceiling %d, %d "
-                      "frames: doorbell %d, count within a fetch of "
-                      "16 x fetches, %d laps" % (c, p, db, laps),
+                      "frames: the seed's doorbell, count within a fetch of "
+                      "16 x fetches, the table's laps" % (c, p),
                       lambda c=c, p=p, db=db, s=stops, laps=laps:
-                      seed_laps(d, 1024, 0x400, c, p, db, s, laps))
+                      seed_laps(d, 1024, 0x400, c, p, db, s, laps),
+                      diag="want doorbell %d, %d laps" % (db, laps))
         tap.check("seed table: ring 512, wmark 0x400, ceiling 1520: "
-                  "doorbell stops at 1008, no lap",
-                  lambda: seed_laps(d, 512, 0x400, 1520, 700, 1008, True, 0))
+                  "doorbell stops where the seed's does, no lap",
+                  lambda: seed_laps(d, 512, 0x400, 1520, 700, 1008, True, 0),
+                  diag="want doorbell 1008")
         tap.check("seed table: ring 512, wmark 0x400, ceiling 1008: "
                   "nothing delivered",
                   lambda: seed_laps(d, 512, 0x400, 1008, 50, 1008, True, 0))
         tap.check("seed: upstream's grant (1024 once) at wmark 0x400 "
-                  "delivers 16 frames, then stops",
-                  lambda: seed_laps(d, 1024, 0x400, 1024, 300, 1008, True, 0))
+                  "delivers one fetch of frames, then stops",
+                  lambda: seed_laps(d, 1024, 0x400, 1024, 300, 1008, True, 0),
+                  diag="want 16 frames, doorbell 1008")
         tap.check("seed's fix at wmark 0x400: a grant of ring + wmark - 16 "
-                  "(2032) fills the ring exactly, no lap, doorbell 1008",
-                  lambda: seed_fix_grant(d, 0x400))
+                  "fills the ring exactly, no lap, doorbell wmark - 16",
+                  lambda: seed_fix_grant(d, 0x400),
+                  diag="grant 2032, want doorbell 1008")
     finally:
         d.quit()
         d.cleanup()
@@ -840,15 +835,17 @@ def seed_tests(tap, qemu_bin, verbose):
                             (4096, 1000, False)):
             db = c - 16 * seed_k(p, c, 0x100)
             tap.check("seed rule at wmark 0x100: ring 1024, ceiling %d, %d "
-                      "frames: doorbell %d" % (c, p, db),
+                      "frames: the rule's doorbell" % (c, p),
                       lambda c=c, p=p, s=stops:
-                      seed_laps(d, 1024, 0x100, c, p, None, s))
+                      seed_laps(d, 1024, 0x100, c, p, None, s),
+                      diag="want doorbell %d" % db)
         tap.check("seed: upstream's grant (1024) at wmark 0x100 runs on "
-                  "784 buffers before credit must return",
-                  lambda: seed_upstream_runs(d))
+                  "1040 - wmark buffers before credit must return",
+                  lambda: seed_upstream_runs(d), diag="want 784 buffers")
         tap.check("seed's fix at wmark 0x100: a grant of ring + wmark - 16 "
-                  "(1264) fills the ring exactly, no lap, doorbell 240",
-                  lambda: seed_fix_grant(d, 0x100))
+                  "fills the ring exactly, no lap, doorbell wmark - 16",
+                  lambda: seed_fix_grant(d, 0x100),
+                  diag="grant 1264, want doorbell 240")
         tap.check("laps and overwritten_unread count only frames the host "
                   "has not acknowledged", lambda: t_laps_count_unread_only(d))
     finally:
@@ -1497,28 +1494,19 @@ def run_tests(qemu_bin, verbose):
         run_main(tap, d)
     finally:
         d.quit()
-    log = d.q.log_text()
-
-    def t_log():
-        for needle in LOG_NEEDLES:
-            expect(needle in log, "guest-error log lacks %r; log:\n%s"
-                   % (needle, log[-3000:]))
-    tap.check("guest errors are named in the -d guest_errors log", t_log)
-
-    def t_exit():
-        expect(d.q.proc.returncode == 0, "QEMU exit status %s; stderr: %s"
-               % (d.q.proc.returncode, open(d.q.stderr).read()[-2000:]))
-    tap.check("QEMU exits cleanly on quit", t_exit)
+    check_log_and_exit(tap, d.q, LOG_NEEDLES)
     d.cleanup()
 
-    tap.check("rings=63: RPPF 63 and 79 MSI-X vectors; rings=64 refused",
-              lambda: t_rings_property(qemu_bin, verbose))
+    tap.check("rings=63: RPPF = rings, 16 + rings MSI-X vectors; rings=64 "
+              "refused", lambda: t_rings_property(qemu_bin, verbose),
+              diag="rings=63: RPPF 63, 79 MSI-X vectors")
     b = Octep(qemu_bin, "", verbose)
     try:
         b.msix_setup()
         tap.check("6.1's bring-up order (probe GET_MAC, open, enable, grant "
-                  "1024, NAPI refilling at 256) at wmark 0x400: 16 frames, "
-                  "then every frame refused", lambda: t_bringup_61(b))
+                  "1024, NAPI refilling at 256) at wmark 0x400: one fetch "
+                  "of frames, then every frame refused",
+                  lambda: t_bringup_61(b), diag="16 frames, then refused")
         tap.check("6.12's bring-up order (GET_INFO, GET_MTU, GET_MAC by "
                   "OEI polling; open; replies on vector 8; heartbeat until "
                   "uninit)", lambda: t_bringup_612(b))
@@ -1528,9 +1516,10 @@ def run_tests(qemu_bin, verbose):
     f = Octep(qemu_bin, "", verbose)
     try:
         f.msix_setup()
-        tap.check("fuzz: %d random register, ring, mailbox and frame "
-                  "operations (seed %d): QEMU stays up"
-                  % (FUZZ["ops"], FUZZ["seed"]), lambda: fuzz(f))
+        tap.check("fuzz: random register, ring, mailbox and frame "
+                  "operations (--fuzz-ops, --fuzz-seed): QEMU stays up",
+                  lambda: fuzz(f), diag="fuzz: %d operations, seed %d"
+                  % (FUZZ["ops"], FUZZ["seed"]))
     finally:
         f.quit()
         f.cleanup()
@@ -1539,32 +1528,5 @@ def run_tests(qemu_bin, verbose):
     return tap.failed
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--qemu", help="qemu-system-x86_64 with dbb-octep "
-                    "(default: build.sh's cached binary)")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    ap.add_argument("--fuzz-ops", type=int, default=FUZZ["ops"])
-    ap.add_argument("--fuzz-seed", type=int, default=FUZZ["seed"])
-    args = ap.parse_args()
-    FUZZ["ops"], FUZZ["seed"] = args.fuzz_ops, args.fuzz_seed
-    qemu = args.qemu
-    if not qemu:
-        out = subprocess.run([os.path.join(here, "..", "build.sh")],
-                             stdout=subprocess.PIPE, check=False)
-        if out.returncode:
-            print("Bail out! build.sh failed")
-            return 2
-        qemu = out.stdout.decode().strip().splitlines()[-1]
-    print("TAP version 13")
-    try:
-        failed = run_tests(qemu, args.verbose)
-    except HarnessError as e:
-        print("Bail out! %s" % e)
-        return 2
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(qtest_main(__doc__, "dbb-octep", run_tests, FUZZ))
