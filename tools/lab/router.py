@@ -30,6 +30,7 @@ net.core.rmem_default while QEMU creates its sockets).
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -724,6 +725,16 @@ dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace|RIP:|general protection|hung_task|
     def dmesg(self):
         return self.g("dmesg\n", check=False)[1]
 
+    def clean(self, taint_ok=0):
+        """(ok, evidence): health() finds nothing in the kernel log, the
+        taint has no flag beyond TAINT_OK, and the model logged no guest
+        programming error on either port."""
+        taint, bad = self.health()
+        errs = sum(sum(self.truth()[p]["guest_errors"]) for p in ("A", "B"))
+        return (taint >= 0 and taint & ~taint_ok == 0 and not bad and
+                not errs, "tainted=%d guest_errors=%d %s"
+                % (taint, errs, "; ".join(bad[:8])))
+
     def free_pages(self):
         """Free pages with no driver loaded: the buddy allocator's, plus
         those parked in the per-CPU lists (/proc/zoneinfo "count:"), which
@@ -774,6 +785,20 @@ echo "@@PCP $(awk '$1 == "count:" { n += $2 } END { print n + 0 }' /proc/zoneinf
         except OSError:
             pass
         return final_insn
+
+
+@contextlib.contextmanager
+def booted(t, r, what="boot"):
+    """Boot router R for the block: an error in it is one failed check of
+    Tap T (the rest of that boot's checks do not run); the guest always
+    shuts down."""
+    try:
+        r.boot()
+        yield r
+    except Exception as e:
+        t.check("%s harness: %s: %s" % (what, type(e).__name__, e), False)
+    finally:
+        r.shutdown()
 
 
 # ---- output ------------------------------------------------------------

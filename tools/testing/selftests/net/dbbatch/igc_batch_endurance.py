@@ -24,16 +24,10 @@ make check runs a short version (the defaults); issue-sized runs:
 per kernel ("# endurance KVER: ...").  Every rate here is EMULATED.
 """
 
-import os
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.environ.get("DBBATCH_REPO", os.path.normpath(
-    os.path.join(HERE, "..", "..", "..", "..", "..")))
-sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
-import labvm  # noqa: E402
-import router  # noqa: E402
+from lablib import labvm, router
 
 CONFIG = router.Config("igc_batch", "db_skip_empty=1 tx_db_batched=1",
                        label="batched")
@@ -141,25 +135,17 @@ def checks(t, short, a, qemu):
          "--gen-args", router.TEST_GEN_ARGS, "--out", out] +
         (["--modules", a.modules] if a.modules else []))
     r = router.Router(ra, [CONFIG], router.our_modules(ra, [CONFIG]))
-    try:
-        r.boot()
+    with router.booted(t, r):
         nfail, dfree = cycles(t, r, a.cycles)
         sent, unattr = soak(t, r, a.soak_frames)
-        taint, bad = r.health()
-        errs = sum(sum(r.truth()[p]["guest_errors"]) for p in ("A", "B"))
+        clean, ev = r.clean(TAINT_OK)
         t.check("kernel log clean (no warning, oops, lockup or watchdog "
                 "rescue), taint only O and E, no guest programming error",
-                taint >= 0 and taint & ~TAINT_OK == 0 and not bad and
-                not errs, "tainted=%d guest_errors=%d %s"
-                % (taint, errs, "; ".join(bad[:8])))
+                clean, ev)
         print("# endurance %s: cycles %d/%d ok, free pages %+d, soak %d "
               "frames, %d unattributed lost, log %s"
               % (t.kver, a.cycles - nfail, a.cycles, dfree, sent, unattr,
-                 "clean" if not bad else "NOT clean"), flush=True)
-    except Exception as e:
-        t.check("harness: %s: %s" % (type(e).__name__, e), False)
-    finally:
-        r.shutdown()
+                 "clean" if clean else "NOT clean"), flush=True)
     return ra.out
 
 

@@ -47,7 +47,6 @@ KTAP on stdout; exit 0 when every check passed.  It is not in TEST_PROGS
 (the in-guest runner cannot provide the traffic): tools/check.sh runs it.
 """
 
-import contextlib
 import os
 import re
 import statistics
@@ -55,12 +54,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.environ.get("DBBATCH_REPO", os.path.normpath(
-    os.path.join(HERE, "..", "..", "..", "..", "..")))
-sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
-import labvm  # noqa: E402
-import router  # noqa: E402
+from lablib import REPO, labvm, router
 
 LOW_RATE, LOW_COUNT = 2000, 8000
 LAT_PAIRS = 5
@@ -201,19 +195,6 @@ def router_args(short, a, out, extra=()):
 
 
 # ---- the router boot ---------------------------------------------------
-
-@contextlib.contextmanager
-def booted(t, r, what):
-    """Boot R for the block; an error in it is one failed check (the rest
-    of that boot's checks do not run); the guest always shuts down."""
-    try:
-        r.boot()
-        yield r
-    except Exception as e:
-        t.check("%s harness: %s: %s" % (what, type(e).__name__, e), False)
-    finally:
-        r.shutdown()
-
 
 def bad_module_params(t, r):
     for params, word in (("tx_db_batched=7", "'7'"),
@@ -589,13 +570,9 @@ def rmmod_under_traffic(t, r, cfg):
 
 
 def health(t, r, what):
-    taint, bad = r.health()
-    errs = sum(sum(r.truth()[p]["guest_errors"]) for p in ("A", "B"))
     t.check("%s: kernel log clean, no taint but out-of-tree/unsigned "
             "module, no guest programming error" % what,
-            taint >= 0 and (taint & ~(4096 | 8192)) == 0 and not bad and
-            errs == 0, "tainted=%d guest_errors=%d %s"
-            % (taint, errs, "; ".join(bad[:8])))
+            *r.clean(4096 | 8192))
 
 
 def router_boot(short, a, t):
@@ -606,7 +583,7 @@ def router_boot(short, a, t):
         "/usr/sbin/igc-switch.sh": os.path.join(REPO, "tools", "lab",
                                                 "igc-switch.sh")})
     report = {"stack_sat": {}, "xdp_sat": {}}
-    with booted(t, r, "router"):
+    with router.booted(t, r, "router"):
         bad_module_params(t, r)
         switch_ports(t, r)
         for cfg in POLICIES:
@@ -642,7 +619,7 @@ def tcp_endpoint(short, a, t):
     kos = router.our_modules(ra, cfgs)
     r = router.Router(ra, cfgs, kos)
     res = {}
-    with booted(t, r, "TCP"):
+    with router.booted(t, r, "TCP"):
         for cfg in cfgs:
             r.load(cfg)
             A, B = r.ifa, r.ifb

@@ -18,18 +18,12 @@ check passed.  Driven from the host like igc_batch_lab.py (tools/check.sh
 runs it).
 """
 
-import os
 import socket
 import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.environ.get("DBBATCH_REPO", os.path.normpath(
-    os.path.join(HERE, "..", "..", "..", "..", "..")))
-sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
-import labvm  # noqa: E402
-import router  # noqa: E402
+from lablib import labvm, router
 
 CONFIG = router.Config("igc_batch", "db_skip_empty=1 tx_db_batched=1",
                        label="batched")
@@ -119,8 +113,7 @@ def checks(t, short, a, qemu):
         (["--modules", a.modules] if a.modules else []))
     r = NetconsoleRouter(ra, [CONFIG], router.our_modules(ra, [CONFIG]))
     wire = None
-    try:
-        r.boot()
+    with router.booted(t, r):
         r.load(CONFIG)
         r.mode_setup("stack")
         wire = WireListener(r.pb_out)
@@ -139,12 +132,8 @@ def checks(t, short, a, qemu):
                 "QEMU exited: %s; frames from B: %d; panic on the "
                 "console: %s" % (exited, len(wire.frames),
                                  PANIC_TEXT.decode() in con))
-    except Exception as e:
-        t.check("harness: %s: %s" % (type(e).__name__, e), False)
-    finally:
-        if wire:
-            wire.close()
-        r.shutdown()
+    if wire:
+        wire.close()
     return ra.out
 
 
