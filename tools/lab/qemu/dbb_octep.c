@@ -511,6 +511,13 @@ static void dbb_octep_instance_init(Object *obj)
                    &s->gt[0][0], &s->gt_snap[0][0]);
     object_property_add_uint32_ptr(obj, "fw-delay-ms", &s->fw_delay_ms,
                                    OBJ_PROP_FLAG_READWRITE);
+    /*
+     * The firmware image sets the watermark; a run-time qom-set stands for
+     * a coprocessor reconfigured under a running host (driver tests).
+     */
+    s->wmark = 0x400;
+    object_property_add_uint32_ptr(obj, "wmark", &s->wmark,
+                                   OBJ_PROP_FLAG_READWRITE);
 }
 
 /* Firmware behaviour, changeable at run time (qom-set) for driver tests */
@@ -542,7 +549,6 @@ static const VMStateDescription dbb_octep_vmstate = {
 static Property dbb_octep_properties[] = {
     DEFINE_NIC_PROPERTIES(DbbOctepState, conf),
     DEFINE_PROP_UINT32("rings", DbbOctepState, num_rings, 4),
-    DEFINE_PROP_UINT32("wmark", DbbOctepState, wmark, 0x400),
     DEFINE_PROP_UINT32("hb-interval-ms", DbbOctepState, hb_interval_ms,
                        1000),
     DEFINE_PROP_UINT32("hb-miss", DbbOctepState, hb_miss, 20),

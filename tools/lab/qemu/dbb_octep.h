@@ -148,6 +148,8 @@ typedef struct DbbOctepRing {
     uint64_t *slot_seq;         /* per buffer: packet number, 0 = none */
     uint64_t seq_written;       /* packets written since the ring started */
     uint64_t seq_acked;         /* of those, acknowledged via OUT_CNTS */
+    uint64_t buf_written;       /* buffers written since the ring started */
+    uint64_t buf_returned;      /* of those, given back as credit */
     uint64_t last_lost_seq;     /* last packet counted as overwritten */
     uint64_t wr_round;          /* wraps of out_wr */
     uint64_t lap_round;         /* wr_round + 1 of the last counted lap */

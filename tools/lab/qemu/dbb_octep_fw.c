@@ -453,6 +453,18 @@ static void dbb_octep_host_status(DbbOctepState *s, uint64_t status)
         s->mbox_proto = ldq_le_p(s->mbox + MB_HOST_VERSION) ? 2 : 1;
         break;
     default:
+        if (s->mbox_proto == 2 && timer_pending(s->fw_timer)) {
+            /*
+             * 6.12 sends DEV_REMOVE without waiting and uninitialises at
+             * once: what it queued is still executed, but nobody is left
+             * to read an answer.
+             */
+            bool silent = s->fw_silent;
+
+            s->fw_silent = true;
+            dbb_octep_fw_v2(s);
+            s->fw_silent = silent;
+        }
         s->mbox_proto = 0;
         s->host_link_up = false;
         s->rx_up = false;

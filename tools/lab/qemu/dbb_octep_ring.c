@@ -95,6 +95,8 @@ static void dbb_octep_out_start(DbbOctepState *s, int q)
     r->out_wr = 0;
     r->seq_written = 0;
     r->seq_acked = 0;
+    r->buf_written = 0;
+    r->buf_returned = 0;
     r->last_lost_seq = 0;
     r->wr_round = 0;
     r->lap_round = 0;
@@ -351,13 +353,21 @@ static void dbb_octep_fetch(DbbOctepState *s, int q, uint32_t need)
     }
 }
 
-/* The block writes buffer out_wr; was a frame there the host never read? */
+/*
+ * The block writes buffer out_wr; was a frame there the host never read?
+ * Read means acknowledged through OUT_CNTS, or its buffer given back as
+ * credit: octeon_ep acknowledges only when NAPI completes (a ring's worth
+ * late under load) but returns each buffer's credit once it has read it.
+ */
 static void dbb_octep_claim_slot(DbbOctepState *s, int q)
 {
     DbbOctepRing *r = &s->ring[q];
     uint64_t old = r->slot_seq[r->out_wr];
+    bool returned = r->buf_written >= r->out_size &&
+                    r->buf_written - r->out_size < r->buf_returned;
 
-    if (old > r->seq_acked) {
+    r->buf_written++;
+    if (old > r->seq_acked && !returned) {
         if (old != r->last_lost_seq) {
             r->last_lost_seq = old;
             dbb_octep_gt_add(s, DBB_OGT_OVERWRITTEN, q, 1);
@@ -536,6 +546,11 @@ static void dbb_octep_out_dbell_write(DbbOctepState *s, int q, uint32_t v)
     }
     dbb_octep_gt_add(s, DBB_OGT_CREDIT_GRANTED, q, v);
     r->out_credit = MIN((uint64_t)r->out_credit + v, UINT32_MAX - 1);
+    /*
+     * Credit given once buffers were written returns the oldest of them;
+     * more than was written is an advance (an over-grant), not a return.
+     */
+    r->buf_returned = MIN(r->buf_returned + v, r->buf_written);
 }
 
 void dbb_octep_ring_write(DbbOctepState *s, int q, hwaddr off,

@@ -823,6 +823,10 @@ def seed_tests(tap, qemu_bin, verbose):
                   "fills the ring exactly, no lap, doorbell wmark - 16",
                   lambda: seed_fix_grant(d, 0x400),
                   diag="grant 2032, want doorbell 1008")
+        tap.check("wmark set at run time: a ring stalled at 0x400 fetches "
+                  "again at the next frame once the watermark is 0x100, "
+                  "and stalls again when it is set back",
+                  lambda: wmark_at_run_time(d))
     finally:
         d.quit()
         d.cleanup()
@@ -848,6 +852,9 @@ def seed_tests(tap, qemu_bin, verbose):
                   diag="grant 1264, want doorbell 240")
         tap.check("laps and overwritten_unread count only frames the host "
                   "has not acknowledged", lambda: t_laps_count_unread_only(d))
+        tap.check("laps: buffers returned as credit count as read, though "
+                  "OUT_CNTS was not written (octeon_ep under load)",
+                  lambda: t_laps_returned_credit_is_read(d))
     finally:
         d.quit()
         d.cleanup()
@@ -876,6 +883,55 @@ def t_laps_count_unread_only(d):
               gt["overwritten_unread"][0]))
     expect(d.r32(ring_reg(0, OUT_CNTS)) == 80, "OUT_CNTS %d"
            % d.r32(ring_reg(0, OUT_CNTS)))
+
+
+def t_laps_returned_credit_is_read(d):
+    """octeon_ep under load: it returns each buffer's credit once read
+    (refills of 256) but acknowledges OUT_CNTS only when NAPI completes.
+    Ring 1024 at wmark 0x100, its grant of 1024: 784 frames (49 fetches);
+    512 buffers returned, OUT_CNTS never written; 512 more frames: slots
+    0-271 are reused, all of them returned, so nothing is counted.  (A
+    grant made before any buffer was written is an advance, never a
+    return: t_laps_count_unread_only.)"""
+    d.oq_setup(0, size=1024, credit=0)
+    d.gt_reset()
+    d.w32(ring_reg(0, OUT_DBELL), 1024)
+    d.send_frames(784)
+    d.w32(ring_reg(0, OUT_DBELL), 512)
+    d.send_frames(512)
+    gt = d.truth()
+    expect(gt["rx_frames"][0] == 1296 and gt["laps"][0] == 0 and
+           gt["overwritten_unread"][0] == 0 and
+           d.r32(ring_reg(0, OUT_CNTS)) == 1296,
+           "returned buffers reused: frames %d laps %d overwritten %d "
+           "OUT_CNTS %d (want 1296, 0, 0, 1296)"
+           % (gt["rx_frames"][0], gt["laps"][0],
+              gt["overwritten_unread"][0], d.r32(ring_reg(0, OUT_CNTS))))
+
+
+def wmark_at_run_time(d):
+    """Upstream's grant stalled at 0x400 (credit 1008), then the firmware
+    lowers the watermark: the very next frame finds credit >= wmark."""
+    seed_row(d, 1024, 0x400, 1024, 40, 1008, True)
+    d.qom_set("wmark", 0x100)
+    try:
+        g0 = d.truth()
+        d.send_frames(20)
+        g1 = d.truth()
+        got = g1["rx_frames"][0] - g0["rx_frames"][0]
+        expect(got == 20 and g1["fetches"][0] - g0["fetches"][0] == 2,
+               "at 0x100: %d of 20 frames, %d fetches" %
+               (got, g1["fetches"][0] - g0["fetches"][0]))
+    finally:
+        d.qom_set("wmark", 0x400)
+    # 1008 - 32 = 976 < 0x400: what is fetched is used, then it stops
+    d.send_frames(40)
+    g2 = d.truth()
+    expect(g2["fetches"][0] == g1["fetches"][0] and
+           g2["rx_frames"][0] - g1["rx_frames"][0] == 12,
+           "back at 0x400: %d more frames (the 12 left of the last fetch), "
+           "%d more fetches" % (g2["rx_frames"][0] - g1["rx_frames"][0],
+                                g2["fetches"][0] - g1["fetches"][0]))
 
 
 def seed_fix_grant(d, wmark):
@@ -1057,6 +1113,23 @@ def t_mbox_v2_slow(d):
     msg = m.recv()
     expect(msg and msg[0]["msg_id"] == mid, "no answer after 300 ms")
     d.qom_set("fw-delay-ms", 0)
+
+
+def t_mbox_v2_uninit_flushes(d):
+    """6.12's remove sends DEV_REMOVE without waiting and uninitialises
+    the mailbox at once: the firmware still executes what was queued."""
+    m = v2_host(d)
+    m.request(CMD_LINK, struct.pack("<HH", 1, 1))
+    before = d.truth()["fw_requests"][CMD_DEV_REMOVE]
+    m.send(CMD_DEV_REMOVE, bytes(8))
+    m.wr(MB_HOST_VERSION, 0)
+    m.wr(MB_HOST_STATUS, 3)
+    d.q.clock_step(FW_LATENCY_NS * 2)
+    after = d.truth()["fw_requests"][CMD_DEV_REMOVE]
+    expect(after == before + 1, "DEV_REMOVE requests %d -> %d"
+           % (before, after))
+    expect(m.rd(F2H_PROD, 4) == m.rd(F2H_CONS, 4),
+           "an answer was sent to a host that had left")
 
 
 def t_mbox_v2_to_v1(d):
@@ -1456,6 +1529,9 @@ def run_main(tap, d):
              "off stops it", t_mbox_v2_heartbeat),
             ("mailbox v2: fw-silent never answers", t_mbox_v2_silent),
             ("mailbox v2: fw-delay-ms answers late", t_mbox_v2_slow),
+            ("mailbox v2: a request queued just before UNINIT is "
+             "executed, not answered (6.12's DEV_REMOVE at remove)",
+             t_mbox_v2_uninit_flushes),
             ("mailbox: a v1 host after a v2 host gets v1", t_mbox_v2_to_v1),
             ("VSEC in config space returns the same counters as QMP",
              t_vsec),
