@@ -125,7 +125,7 @@ for k in $KERNELS; do
 done
 
 echo "== QEMU with the I226 model (dbb-igc): qtest, then Debian's igc.ko on it"
-if step "qemu: build QEMU 7.2 with dbb-igc" tools/lab/qemu/build.sh; then
+if step "qemu: build QEMU 7.2 with dbb-igc and dbb-octep" tools/lab/qemu/build.sh; then
 	# The model follows QEMU's coding style, checked by QEMU's own script.
 	qcheckpatch=$CACHE/qemu/work/src/scripts/checkpatch.pl
 	for f in tools/lab/qemu/dbb_*.[ch]; do
@@ -139,6 +139,9 @@ if step "qemu: build QEMU 7.2 with dbb-igc" tools/lab/qemu/build.sh; then
 		# A router guest: generator -> port A -> forwarding -> port B -> sink
 		tap_run "forwarding-$k" forwarding python3 tools/lab/tests/forwarding.py \
 			--kernel "$k" --keep "$repo/build/forwarding"
+		# Upstream octeon_ep on dbb-octep: conformance, the seed's stall
+		tap_run "octeon_ep-$k" "octeon_ep conformance" \
+			python3 tools/lab/tests/octeon_ep_conformance.py --kernel "$k"
 	done
 fi
 

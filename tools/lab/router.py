@@ -2,8 +2,8 @@
 """router.py: the lab's forwarding topology in one command.
 
 A QEMU guest (Debian's 6.1 or 6.12 kernel, TCG) is a router with two
-dbb-igc ports; dbb-gen on the host sends into port A, dbb-sink on the host
-counts what port B sends:
+ports (dbb-igc unless --nic-a/--nic-b say otherwise); dbb-gen on the
+host sends into port A, dbb-sink on the host counts what port B sends:
 
     dbb-gen --to 127.0.0.1:PA_IN ---> [port A  nicA 52:54:00:db:b0:00]
                                          guest: IPv4 forwarding (stack)
@@ -24,6 +24,14 @@ instructions per forwarded frame.  A table on stdout (or JSON lines with
     tools/lab/router.py --kernel 6.1 --mode stack --steps 5k,10k,20k
     tools/lab/router.py --mode stack,xdp --rate 20k --count 100000 \\
         --driver igc --driver igc_batch --driver-params 'tx_db_batched=1'
+    tools/lab/router.py --nic-b dbb-octep,wmark=0x100 --rings 0 \\
+        --driver igc+octeon_ep
+
+--nic-a/--nic-b choose each port's model (dbb-igc by default, dbb-octep)
+and its QEMU properties; the ground truth of either model is read under
+one set of names (TRUTH_ALIASES: "tdt" the TX doorbell, "rdt" the RX
+doorbell or credit).  A driver "igc+octeon_ep" loads both modules (the
+parameters go to the first).
 
 Python 3 stdlib.  Needs root only for --rmem (raising
 net.core.rmem_default while QEMU creates its sockets).
@@ -63,6 +71,20 @@ GEN_MARKERS = 8                    # dbb-gen's end-of-step markers per step
 # (64 addresses), so an RSS hash on addresses alone spreads them too.
 TEST_FLOWS = 1024
 TEST_GEN_ARGS = "--sport-count 16"
+# Taint flags a lab module may set: O (out of tree) and E (unsigned).
+TAINT_OOT_UNSIGNED = 4096 | 8192
+# Every port driver the lab loads: a configuration change unloads them all.
+PORT_DRIVERS = ("igc_batch", "igc", "octep_fix", "octeon_ep")
+# The ground truth under one set of names whatever the port's model: the
+# TX doorbell is "tdt", the RX doorbell (a tail or a credit) "rdt".
+TRUTH_ALIASES = {
+    "dbb-octep": {"tdt_writes": "in_dbell_writes",
+                  "tdt_noop_writes": "in_dbell_noop_writes",
+                  "rdt_writes": "out_dbell_writes",
+                  "rdt_noop_writes": "out_dbell_noop_writes",
+                  "rx_dropped": "rx_refused", "tx_desc": "in_instr",
+                  "rx_desc": "rx_buffers"},
+}
 
 INIT = r"""#!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
@@ -121,6 +143,11 @@ class Config:
         self.priv_flags = priv_flags
         self.label = label
 
+    def modules(self):
+        """The modules to load: "igc+octeon_ep" (a port of each model)
+        loads both; the parameters go to the first."""
+        return self.driver.split("+")
+
     def name(self):
         if self.label:
             return self.label
@@ -173,6 +200,19 @@ def traffic_tools():
     subprocess.run(["make", "-s", "-C", TRAFFIC, "O=" + out], check=True,
                    stdout=subprocess.DEVNULL)
     return os.path.join(out, "dbb-gen"), os.path.join(out, "dbb-sink")
+
+
+def model_of(nic):
+    """"dbb-octep,wmark=0x100" -> "dbb-octep"."""
+    return nic.split(",", 1)[0]
+
+
+def normalized(model, truth):
+    """TRUTH of a port of MODEL with the TRUTH_ALIASES names added."""
+    for name, raw in TRUTH_ALIASES.get(model, {}).items():
+        if raw in truth:
+            truth[name] = truth[raw]
+    return truth
 
 
 def sum_q(truth, name):
@@ -262,8 +302,8 @@ class Router:
             "-netdev", "dgram,id=pb,local.type=inet,local.host=127.0.0.1,"
             "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
             "remote.port=%d" % (pb_in, pb_out),
-            "-device", "dbb-igc,id=nicA,netdev=pa,addr=4,mac=" + MAC_A,
-            "-device", "dbb-igc,id=nicB,netdev=pb,addr=5,mac=" + MAC_B,
+            "-device", self.device_arg(a.nic_a, "nicA", "pa", 4, MAC_A),
+            "-device", self.device_arg(a.nic_b, "nicB", "pb", 5, MAC_B),
             "-d", "guest_errors,plugin" if a.insn else "guest_errors",
             "-D", os.path.join(self.work, "qemu.log")]
         if a.insn:
@@ -311,6 +351,13 @@ class Router:
             self.idle_insn_per_s = round((self.insn.read() - i0) /
                                          (time.time() - t0))
 
+    @staticmethod
+    def device_arg(nic, dev_id, netdev, addr, mac):
+        """-device of one port: NIC is MODEL[,props] (--nic-a/--nic-b)."""
+        model, _, props = nic.partition(",")
+        return "%s,id=%s,netdev=%s,addr=%d,mac=%s%s" % (
+            model, dev_id, netdev, addr, mac, "," + props if props else "")
+
     def restore_rmem(self):
         if self.rmem_saved is not None:
             with open(RMEM, "w") as f:
@@ -323,14 +370,19 @@ class Router:
     # ---- driver configurations and modes --------------------------------
     def load(self, cfg):
         a = self.a
-        drivers = sorted({c.driver for c in self.configs} | {"igc"})
+        drivers = list(PORT_DRIVERS) + sorted(
+            {m for c in self.configs for m in c.modules()} -
+            set(PORT_DRIVERS))
+        mods = cfg.modules()
         script = """
 for m in %s; do [ -d /sys/module/$m ] && rmmod $m; done
 modprobe %s %s || exit 3
+for m in %s; do modprobe $m || exit 3; done
 waitif %s && waitif %s || { echo "no interfaces"; exit 4; }
 A=$(ifof %s); B=$(ifof %s)
 echo "IFACES $A $B"
-""" % (" ".join(drivers), cfg.driver, cfg.params, MAC_A, MAC_B, MAC_A, MAC_B)
+""" % (" ".join(drivers), mods[0], cfg.params, " ".join(mods[1:]), MAC_A,
+       MAC_B, MAC_A, MAC_B)
         if a.queues:
             script += ("ethtool -L $A combined %d && ethtool -L $B combined "
                        "%d || exit 5\n" % (a.queues, a.queues))
@@ -456,7 +508,10 @@ carrier %s 1 30 && carrier %s 1 30
 
     # ---- measurements -------------------------------------------------
     def truth(self):
-        return {"A": self.qmp.truth("nicA"), "B": self.qmp.truth("nicB")}
+        return {"A": normalized(model_of(self.a.nic_a),
+                                self.qmp.truth("nicA")),
+                "B": normalized(model_of(self.a.nic_b),
+                                self.qmp.truth("nicB"))}
 
     def proc_stat(self):
         rc, out = self.gsh.eval(
@@ -741,11 +796,11 @@ dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace|RIP:|general protection|hung_task|
         can hold thousands after a burst of frees and are free all the
         same."""
         rc, out = self.g("""
-for m in igc_batch igc; do [ -d /sys/module/$m ] && rmmod $m; done
+for m in %s; do [ -d /sys/module/$m ] && rmmod $m; done
 sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
 echo "@@FREE $(sed -n 's/^nr_free_pages //p' /proc/vmstat)"
 echo "@@PCP $(awk '$1 == "count:" { n += $2 } END { print n + 0 }' /proc/zoneinfo)"
-""", check=False)
+""" % " ".join(PORT_DRIVERS), check=False)
         free = re.search(r"@@FREE (\d+)", out)
         pcp = re.search(r"@@PCP (\d+)", out)
         return int(free.group(1)) + int(pcp.group(1)) if free and pcp \
@@ -923,6 +978,11 @@ def parse_args(argv=None):
     ap.add_argument("--wire", choices=("router", "loop"), default="router",
                     help="loop: port A and port B wired to each other (no "
                     "generator or sink; for endpoint tests)")
+    ap.add_argument("--nic-a", default="dbb-igc", metavar="MODEL[,PROPS]",
+                    help="port A's device model and its QEMU properties "
+                    "(default dbb-igc; e.g. dbb-octep,wmark=0x100)")
+    ap.add_argument("--nic-b", default="dbb-igc", metavar="MODEL[,PROPS]",
+                    help="port B's, as --nic-a")
     ap.add_argument("--boot-timeout", type=int, default=180)
     ap.add_argument("--out", help="run directory (default build/router/"
                     "<kernel>-<time>)")
@@ -955,17 +1015,29 @@ def parse_args(argv=None):
     return a
 
 
+def upstream_modules(a, configs):
+    """Upstream drivers Debian does not ship, built by the lab from
+    Debian's kernel source (octeon_ep: build-octeon-ep.sh, cached)."""
+    if not any("octeon_ep" in c.modules() for c in configs):
+        return []
+    out = subprocess.run([os.path.join(LAB, "build-octeon-ep.sh"), a.kernel],
+                         check=True, stdout=subprocess.PIPE, text=True)
+    return [out.stdout.splitlines()[-1]]
+
+
 def our_modules(a, configs):
     """Our *.ko, when a configuration needs a driver Debian does not
-    ship (igc_batch)."""
+    ship (igc_batch), and the upstream ones the lab builds (octeon_ep)."""
     kdir = os.path.join(labvm.CACHE, "kernels")
     kver = labvm.kernel_release(a.kernel)
-    need = [c.driver for c in configs if subprocess.run(
-        ["modprobe", "-d", os.path.join(kdir, kver), "-S", kver,
-         "--show-depends", c.driver], stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL).returncode != 0]
+    upstream = upstream_modules(a, configs)
+    need = [m for c in configs for m in c.modules()
+            if m != "octeon_ep" and subprocess.run(
+                ["modprobe", "-d", os.path.join(kdir, kver), "-S", kver,
+                 "--show-depends", m], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL).returncode != 0]
     if not need:
-        return []
+        return upstream
     mdir = a.modules
     if not mdir:
         mdir = os.path.join(labvm.REPO, "build", "router", "modules", kver)
@@ -981,7 +1053,7 @@ def our_modules(a, configs):
     for d in need:
         if not any(os.path.basename(k) == d + ".ko" for k in kos):
             raise SystemExit("%s.ko not in %s" % (d, mdir))
-    return kos
+    return kos + upstream
 
 
 def main(argv=None):

@@ -66,7 +66,7 @@ COUNT = 8000
 QUEUES = 4
 RINGS = 4096
 MTU = 2000
-TAINT_OK = 4096 | 8192      # O (out-of-tree) and E (unsigned) only
+TAINT_OK = router.TAINT_OOT_UNSIGNED
 
 # ethtool -d layout (igcb_ethtool.c): 30 global registers, 13 per queue
 # for 4 queues, 5 EITRs.

@@ -36,7 +36,7 @@ SOAK_RATE = 30000
 # Both ports' rings are at most 2 x 4 x 2048 pages: a leak of a ring's
 # pages per cycle would show within a few cycles.
 MEM_MARGIN_PAGES = 2048
-TAINT_OK = 4096 | 8192
+TAINT_OK = router.TAINT_OOT_UNSIGNED
 
 
 def lossless(row, count):
