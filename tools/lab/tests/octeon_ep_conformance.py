@@ -19,8 +19,8 @@ ports at watermark 0x100, the stock firmware's, where upstream works:
   run-time qom-set) and the port reopened, upstream's single grant of
   1,024 buys one fetch of 16 frames and never another; heartbeat loss
   (6.12); rmmod.
-Loop boot (A wired to B, B in a network namespace): ping, TCP both ways
-  and UDP with iperf3, jumbo ping; what one port sent, the other received.
+Loop boot (A wired to B, B in a network namespace): ping, TCP and UDP
+  both ways with iperf3, jumbo ping; what one port sent, the other received.
 Mixed boot: port A dbb-igc (upstream igc), port B dbb-octep: forwarding
   through the stack from one to the other (octep_fix's benchmark topology).
 
@@ -323,7 +323,7 @@ ip -n peer link set $B up
 in_peer() { ip netns exec peer bash -c "$(declare -f carrier); $*"; }
 carrier $A 1 30 && in_peer carrier $B 1 30 || exit 2
 echo "@@BEGIN ping"; ping -c 5 -W 3 10.9.0.2; echo "@@END ping"
-for t in tcp:-t3 tcpr:-t3_-R udp:-u_-b5M_-t3; do
+for t in tcp:-t3 tcpr:-t3_-R udp:-u_-b5M_-t3 udpr:-u_-b5M_-t3_-R; do
 	ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
 	echo "@@BEGIN ${t%%%%:*}"
 	timeout 60 iperf3 -c 10.9.0.2 -J $(echo ${t#*:} | tr _ ' ')
@@ -371,10 +371,11 @@ def loop_boot(t, short, a):
         t.check("TCP both ways (iperf3 3 s each way): data arrives",
                 tcp and tcpr and tcp > 100000 and tcpr > 100000,
                 "received %s and %s bytes" % (tcp, tcpr))
-        udp = iperf(sec.get("udp"), "udp")
-        t.check("UDP (iperf3 5 Mb/s, 3 s): under 1 % lost",
-                udp is not None and float(udp) < 1.0,
-                "lost %s %%" % udp)
+        udp, udpr = (iperf(sec.get(k), "udp") for k in ("udp", "udpr"))
+        t.check("UDP both ways (iperf3 5 Mb/s, 3 s each way): under 1 % "
+                "lost", udp is not None and udpr is not None and
+                float(udp) < 1.0 and float(udpr) < 1.0,
+                "lost %s %% and %s %%" % (udp, udpr))
         t.check("jumbo ping (8,000 bytes, MTU 9000 through the firmware)",
                 received("jumbo") == 3, sec.get("jumbo", out[-600:]))
         d = {p: {k: sum(tr1[p][k]) - sum(tr0[p][k]) for k in (
