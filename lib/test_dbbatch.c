@@ -555,6 +555,39 @@ static void test_depth_limit(void)
 	CHECK(d.left_open == 0);
 }
 
+/*
+ * A full stack whose top frame is an orphan: the open pops it and takes
+ * its place rather than being refused (a CPU left with orphans would
+ * otherwise never batch again).
+ */
+static void test_depth_limit_pops_orphans_first(void)
+{
+	struct dbbatch b[DBB_MAX_DEPTH + 1];
+	struct dbbatch_stats d;
+	int i;
+
+	local_bh_disable();
+	for (i = 0; i < DBB_MAX_DEPTH; i++)
+		dbbatch_open(&b[i]);
+	/* what a close from another CPU would have done to the top frame */
+	WRITE_ONCE(this_cpu_ptr(&dbbatch_pcpu)->frame[DBB_MAX_DEPTH - 1].owner,
+		   DBB_ORPHAN);
+	dbbatch_open(&b[DBB_MAX_DEPTH]);
+	CHECK(b[DBB_MAX_DEPTH].depth == DBB_MAX_DEPTH);
+	fake_xmit(&fq[0], 1);
+	CHECK(holds(&b[DBB_MAX_DEPTH], &fq[0]));
+	dbbatch_close(&b[DBB_MAX_DEPTH]);
+	for (i = DBB_MAX_DEPTH - 2; i >= 0; i--)
+		dbbatch_close(&b[i]);
+	local_bh_enable();
+
+	CHECK(fq[0].tail_writes == 1);
+	stats_delta(&d);
+	CHECK(d.refused_opens == 0);
+	CHECK(d.left_open == 1);
+	CHECK(d.bad_calls == 0);
+}
+
 static int fake_poll_sent;
 
 static int fake_poll(struct napi_struct *napi, int budget)
@@ -835,6 +868,8 @@ static const struct {
 	{ "lltx_queue_never_holds", test_lltx_queue_never_holds },
 	{ "left_open_caught", test_left_open_caught },
 	{ "depth_limit", test_depth_limit },
+	{ "depth_limit_pops_orphans_first",
+	  test_depth_limit_pops_orphans_first },
 	{ "napi_poll_wrapper", test_napi_poll_wrapper },
 	{ "quiesce", test_quiesce },
 	{ "quiesce_many", test_quiesce_many },

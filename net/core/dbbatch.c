@@ -130,11 +130,12 @@ void dbbatch_open(struct dbbatch *b)
 		return;
 	}
 	pc = this_cpu_ptr(&dbbatch_pcpu);
+	/* Orphans first: a stack full of them must not refuse the open. */
+	dbbatch_pop_orphans(pc);
 	if (unlikely(pc->depth >= DBB_MAX_DEPTH)) {
 		dbb_count(refused_opens);
 		return;
 	}
-	dbbatch_pop_orphans(pc);
 	f = &pc->frame[pc->depth++];
 	WRITE_ONCE(f->owner, current);
 	f->nheld = 0;
