@@ -60,6 +60,7 @@ static const char *const dbb_gt_names[DBB_GT_NUM] = {
     [DBB_GT_RX_FILTERED] = "rx_filtered",
     [DBB_GT_RX_OFF_DROPS] = "rx_off_drops",
     [DBB_GT_GUEST_ERRORS] = "guest_errors",
+    [DBB_GT_RX_PAUSED_DROPS] = "rx_paused_drops",
 };
 
 /* How many indexes each counter has: queues, vectors or one. */
@@ -891,6 +892,28 @@ static void dbb_igc_instance_init(Object *obj)
                    &s->gt[0][0], &s->gt_snap[0][0]);
 }
 
+/*
+ * dma-pause (run time, qom-set): the device stops fetching and writing
+ * back, as a bus stall would make it; frames arriving meanwhile overflow
+ * the packet buffer (MPC, rx_paused_drops).  Unpausing sends what the
+ * TX tails announced.
+ */
+static bool dbb_igc_get_dma_pause(Object *obj, Error **errp)
+{
+    return DBB_IGC(obj)->dma_paused;
+}
+
+static void dbb_igc_set_dma_pause(Object *obj, bool on, Error **errp)
+{
+    DbbIgcState *s = DBB_IGC(obj);
+    int q;
+
+    s->dma_paused = on;
+    for (q = 0; !on && q < DBB_IGC_NUM_QUEUES; q++) {
+        dbb_igc_tx_process(s, q);
+    }
+}
+
 static const VMStateDescription dbb_igc_vmstate = {
     .name = "dbb-igc",
     .unmigratable = 1,
@@ -922,6 +945,11 @@ static void dbb_igc_class_init(ObjectClass *klass, void *data)
     device_class_set_props(dc, dbb_igc_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 
+    object_class_property_add_bool(klass, "dma-pause",
+                                   dbb_igc_get_dma_pause,
+                                   dbb_igc_set_dma_pause);
+    object_class_property_set_description(klass, "dma-pause",
+        "Stop descriptor fetch and write-back (a bus stall) until off");
     dbb_truth_class_init(klass, "DbbIgcGroundTruth",
         "Per-queue doorbell, descriptor, frame and per-vector interrupt "
         "counts seen by the device (see tools/lab/qemu/README.md)",

@@ -62,6 +62,7 @@ enum {
     DBB_GT_RX_FILTERED,         /* device: dropped by the address filter */
     DBB_GT_RX_OFF_DROPS,        /* device: dropped, receiver/queue/link off */
     DBB_GT_GUEST_ERRORS,        /* device: guest programming errors */
+    DBB_GT_RX_PAUSED_DROPS,     /* device: dropped while DMA was paused */
     DBB_GT_NUM
 };
 #define DBB_GT_MAX_INDEX        8
@@ -107,6 +108,7 @@ struct DbbIgcState {
     uint16_t nvm[DBB_IGC_NVM_WORDS];
     bool link_up;               /* effective link (peer, PHY power) */
     bool busy;                  /* in TX or RX processing (doing DMA) */
+    bool dma_paused;            /* dma-pause: no fetch, no write-back */
 
     QEMUTimer *eitr_timer[DBB_IGC_MSIX_VECTORS];
     bool eitr_armed[DBB_IGC_MSIX_VECTORS];

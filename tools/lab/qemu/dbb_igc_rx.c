@@ -323,6 +323,11 @@ ssize_t dbb_igc_receive(NetClientState *nc, const uint8_t *buf, size_t size)
     }
     dbb_igc_stat_add(s, IGC_R_TPR, 1);
     dbb_igc_stat_add64(s, IGC_R_TORL, size + DBB_FCS_LEN);
+    if (s->dma_paused) {
+        dbb_igc_stat_add(s, IGC_R_MPC, 1);
+        s->gt[DBB_GT_RX_PAUSED_DROPS][0]++;
+        return size;
+    }
 
     /* The wire pads short frames; the host side may not have. */
     if (size < ETH_ZLEN) {

@@ -406,7 +406,7 @@ void dbb_igc_tx_process(DbbIgcState *s, int q)
 
     if (!(dbb_igc_reg(s, IGC_R_TCTL) & IGC_TCTL_EN) ||
         !(dbb_igc_reg(s, IGC_R_TXDCTL(q)) & IGC_XDCTL_ENABLE) ||
-        txq->stopped || s->busy) {
+        txq->stopped || s->busy || s->dma_paused) {
         return;
     }
     tdlen = dbb_igc_reg(s, IGC_R_TDLEN(q));

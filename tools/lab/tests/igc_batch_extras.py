@@ -53,6 +53,7 @@ Exit 0 when every check passed.
 import os
 import re
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -293,6 +294,81 @@ carrier $A 1 30 && carrier %s 1 30 || exit 31
     r.mode_teardown("stack")
     r.g("ethtool -X %s default; ethtool -G %s rx %d; carrier %s 1 30\n"
         % (A, A, RINGS, A), check=False)
+
+
+PAUSE_AT, PAUSE_FOR = 0.6, 0.3     # s into a 2-s step, and how long
+
+
+def paused_step(r, cfg, dev):
+    """A stack step during which DEV's DMA stops for PAUSE_FOR seconds
+    (the model's dma-pause: a bus stall)."""
+    seen = []
+
+    def pause(on):
+        if not on:
+            seen.append(r.truth())
+        r.qmp.cmd("qom-set", path="/machine/peripheral/" + dev,
+                  property="dma-pause", value=on)
+        if on:
+            seen.append(r.truth())
+    timers = [threading.Timer(PAUSE_AT, pause, (True,)),
+              threading.Timer(PAUSE_AT + PAUSE_FOR, pause, (False,))]
+    for tm in timers:
+        tm.start()
+    try:
+        row = step(r, cfg, "stack")
+    finally:
+        for tm in timers:
+            tm.join()
+        r.qmp.cmd("qom-set", path="/machine/peripheral/" + dev,
+                  property="dma-pause", value=False)
+    # during the pause: (frames A took in, frames B sent)
+    row["paused"] = [router.sum_q(seen[1][p], n) - router.sum_q(
+        seen[0][p], n) for p, n in (("A", "rx_frames"),
+                                    ("B", "tx_frames"))]
+    return row
+
+
+def dma_pause_recovers(t, r, cfg):
+    """The device stops fetching for a moment, on the TX port and then on
+    the RX port, under traffic: no reset, no watchdog rescue, what was
+    queued goes out, and the only loss is what the model dropped while
+    paused."""
+    r.mode_setup("stack")
+    s0 = r.ethtool_stats()
+    p0 = r.truth()["B"]["rx_paused_drops"][0]
+    row = paused_step(r, cfg, "nicB")
+    s1 = r.ethtool_stats()
+    rescued = sum(qstat(s1, "B", "tx_db_rescued", q) -
+                  qstat(s0, "B", "tx_db_rescued", q) for q in range(QUEUES))
+    taint, bad = r.health()
+    t.check("dma-pause on B (TX) for %.1f s under traffic: what was queued "
+            "goes out when the device fetches again, no loss, no watchdog "
+            "rescue, no reset" % PAUSE_FOR,
+            lossless(row) and rescued == 0 and not bad and
+            row["paused"][0] > 0 and row["paused"][1] == 0 and
+            r.truth()["B"]["rx_paused_drops"][0] == p0,
+            "while paused A took %d frames, B sent %d; %s; tx_db_rescued "
+            "+%d; %s" % (row["paused"][0], row["paused"][1], ev_row(row),
+                         rescued, "; ".join(bad[:5])))
+    a0 = r.truth()["A"]["rx_paused_drops"][0]
+    row = paused_step(r, cfg, "nicA")
+    paused = r.truth()["A"]["rx_paused_drops"][0] - a0
+    m = row["model"]
+    taint, bad = r.health()
+    t.check("dma-pause on A (RX) for %.1f s under traffic: the frames the "
+            "model dropped meanwhile are the only loss, forwarding goes on "
+            "after it" % PAUSE_FOR,
+            0 < paused < COUNT and row["lost"] == paused and
+            row["paused"][0] == 0 and
+            m["A_rx_dropped"] == 0 and
+            not bad,
+            "rx_paused_drops +%d; %s; %s" % (paused, ev_row(row),
+                                             "; ".join(bad[:5])))
+    row = step(r, cfg, "stack")
+    t.check("after the DMA pauses: stack forwarding with no loss",
+            lossless(row), ev_row(row))
+    r.mode_teardown("stack")
 
 
 def inject_aer(r):
@@ -597,6 +673,7 @@ echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
         # 7b. faults injected on the data path
         tx_drop_publishes_earlier(t, r)
         rx_alloc_failure_repolls(t, r, cfg)
+        dma_pause_recovers(t, r, cfg)
 
         # model health before B goes away
         errs = {p: r.truth()[p]["guest_errors"][0] for p in ("A", "B")}

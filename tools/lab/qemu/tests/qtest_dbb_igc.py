@@ -73,7 +73,7 @@ TXSM, IXSM = 1 << 9, 1 << 8
 GT = ["tdt_writes", "tdt_noop_writes", "rdt_writes", "rdt_noop_writes",
       "tx_desc", "rx_desc", "tx_frames", "rx_frames", "rx_dropped",
       "tx_packets", "tx_bytes", "rx_bytes", "irqs", "irq_deferred",
-      "rx_filtered", "rx_off_drops", "guest_errors"]
+      "rx_filtered", "rx_off_drops", "guest_errors", "rx_paused_drops"]
 
 
 def ip_checksum_ok(ip):
@@ -910,6 +910,40 @@ def run_main(tap, q, d):
     tap.check("wrong programming (TDT beyond ring, ring outside RAM, "
               "zero-length ring, bad RDLEN, odd access, bogus TSO): QEMU "
               "carries on", t_wrong)
+
+    def t_dma_pause():
+        def pause(on):
+            q.qmp_cmd("qom-set", path="/machine/peripheral/nic0",
+                      property="dma-pause", value=on)
+        q.writel(RCTL, (1 << 1) | (1 << 15) | (1 << 26))
+        d.rx_setup(0)
+        q.writel(RDT(0), 7)
+        frame = eth(PEER_MAC, MAC, 0x88B5, b"p" * 60)
+        d.tx_setup(0)
+        q.mem_write(d.RAM_TX_BUF, frame)
+        g0 = q.truth()
+        pause(True)
+        d.tx_put(0, [d.data_desc(d.RAM_TX_BUF, len(frame))])
+        q.writel(TDT(0), d.tx_tail)
+        expect(q.recv_frame(0.3) is None, "sent while DMA was paused")
+        expect(q.readl(TDH(0)) == 0, "TDH moved while paused")
+        q.send_frame(eth(b"\xff" * 6, PEER_MAC, 0x88B5, b"r" * 60))
+        wait_for(lambda: q.truth()["rx_paused_drops"][0] ==
+                 g0["rx_paused_drops"][0] + 1, "rx_paused_drops")
+        expect(q.readl(RDH(0)) == 0, "RDH moved while paused")
+        pause(False)
+        expect(q.recv_frame() == frame, "the announced frame after unpause")
+        expect(q.readl(TDH(0)) == 1, "TDH after unpause")
+        q.send_frame(eth(b"\xff" * 6, PEER_MAC, 0x88B5, b"s" * 60))
+        wait_for(lambda: q.readl(RDH(0)) == 1, "RX after unpause")
+        g1 = q.truth()
+        expect(g1["rx_frames"][0] - g0["rx_frames"][0] == 1 and
+               g1["guest_errors"][0] == g0["guest_errors"][0],
+               "rx_frames %d -> %d" % (g0["rx_frames"][0],
+                                       g1["rx_frames"][0]))
+    tap.check("dma-pause: no fetch and no write-back while on (arriving "
+              "frames counted in rx_paused_drops and MPC); the announced "
+              "TX goes out when it is off", t_dma_pause)
 
 
 if __name__ == "__main__":
