@@ -101,8 +101,11 @@ for r in "${runs[@]}"; do
 	*) die "unknown run '$r' in RUNS (wall nobql insn)" ;;
 	esac
 done
-extra_args=()
-[ -z "${ROUTER_ARGS:-}" ] || eval "extra_args=($ROUTER_ARGS)"
+# Rates need both host cores: multi-threaded TCG (a boot may die of its
+# int3 text-patching fault: labvm.py DEFAULT_ACCEL; ROUTER_ARGS can say
+# --accel tcg,thread=single).
+extra_args=(--accel tcg,thread=multi)
+[ -z "${ROUTER_ARGS:-}" ] || eval "extra_args+=($ROUTER_ARGS)"
 
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/bench.log") 2>&1

@@ -62,8 +62,11 @@ fi
 # (single-threaded TCG + instruction counter), "nobql" (insn, stack only,
 # byte queue limits out of the way: the doorbell count without the qdisc's
 # BQL-driven bulk dequeue).
-extra_args=()
-[ -z "${ROUTER_ARGS:-}" ] || eval "extra_args=($ROUTER_ARGS)"
+# Rates need both host cores: multi-threaded TCG (a boot may die of its
+# int3 text-patching fault: labvm.py DEFAULT_ACCEL; ROUTER_ARGS can say
+# --accel tcg,thread=single).
+extra_args=(--accel tcg,thread=multi)
+[ -z "${ROUTER_ARGS:-}" ] || eval "extra_args+=($ROUTER_ARGS)"
 for k in "${kernels[@]}"; do
 	for kind in wall insn nobql; do
 		case $kind in

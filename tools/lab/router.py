@@ -289,7 +289,7 @@ class Router:
             self.stray = StrayCounter(pa_out)
             self.stray.start()
         accel = a.accel
-        if a.insn and accel == "tcg":
+        if a.insn and accel.split(",")[0] == "tcg":
             accel = "tcg,thread=single"   # exact counts: one TCG thread
         cmd = labvm.qemu_cmd(a.qemu, accel, vmlinuz, initrd, self.console,
                              qmp_path, a.append, mem=a.mem, smp=a.smp)
@@ -958,7 +958,7 @@ def parse_args(argv=None):
                     "rmem_default while QEMU creates its sockets (restored "
                     "at once; 0 = leave it; default 4 MiB)")
     ap.add_argument("--qemu", help="QEMU binary (default: build.sh's)")
-    ap.add_argument("--accel", default="tcg")
+    ap.add_argument("--accel", default=labvm.DEFAULT_ACCEL)
     ap.add_argument("--append", default="", help="extra kernel arguments")
     ap.add_argument("--bql", choices=("on", "off"), default="on",
                     help="off: byte queue limits of port B's TX queues out "

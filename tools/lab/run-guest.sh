@@ -34,13 +34,13 @@ need_cmd "$LAB_QEMU" qemu-system-x86
 [ -s "$initrd" ] || die "initramfs $initrd missing or empty; build it with tools/lab/initramfs.sh"
 
 case "${LAB_ACCEL:-auto}" in
-tcg) accel=(-accel tcg) ;;
+tcg) accel=(-accel tcg,thread=single) ;; # labvm.py DEFAULT_ACCEL: why
 kvm) accel=(-accel kvm -cpu host) ;;
 auto)
 	if "$LAB_DIR/kvm-probe.sh" "$kver" >/dev/null; then
 		accel=(-accel kvm -cpu host)
 	else
-		accel=(-accel tcg)
+		accel=(-accel tcg,thread=single)
 	fi
 	;;
 *) die "LAB_ACCEL=${LAB_ACCEL} is not one of auto, tcg, kvm" ;;

@@ -431,9 +431,9 @@ def main():
     a = ap.parse_args()
     a.qemu = labvm.qemu_binary(a.qemu)
     return labvm.run_per_kernel(a, lambda t, short: [
-        t.boot_retrying(lambda: router_boot(t, short, a)),
-        t.boot_retrying(lambda: loop_boot(t, short, a)),
-        t.boot_retrying(lambda: mixed_boot(t, short, a))])
+        t.boot(lambda: router_boot(t, short, a)),
+        t.boot(lambda: loop_boot(t, short, a)),
+        t.boot(lambda: mixed_boot(t, short, a))])
 
 
 if __name__ == "__main__":

@@ -736,9 +736,9 @@ def main():
             router.parse_args(["--kernel", short]), POLICIES)[0])
         dirs = []
         if a.only in (None, "router"):
-            dirs.append(t.boot_retrying(lambda: router_boot(short, a, t)))
+            dirs.append(t.boot(lambda: router_boot(short, a, t)))
         if a.only in (None, "tcp"):
-            dirs.append(t.boot_retrying(lambda: tcp_endpoint(short, a, t)))
+            dirs.append(t.boot(lambda: tcp_endpoint(short, a, t)))
         return dirs
 
     return labvm.run_per_kernel(a, boots)
