@@ -9,6 +9,9 @@
 #ifndef OCTF_SIM_H
 #define OCTF_SIM_H
 
+#include <stdint.h>
+typedef uint32_t u32;
+typedef uint64_t u64;
 #include "../../drivers/net/ethernet/marvell/octep_fix/octf_credit.h"
 
 struct octf_sim {

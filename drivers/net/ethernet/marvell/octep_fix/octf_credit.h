@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * octep_fix receive credit: the pure arithmetic of an output ring's
+/* octep_fix receive credit: the pure arithmetic of an output ring's
  * doorbell (OUT_SLIST_DBELL), free of kernel dependencies so that
  * tests/unit runs and fuzzes exactly the code the module runs.
  *
@@ -26,10 +25,8 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
+/* user space: the includer defines u32 (tests/unit/octf_sim.h) */
 #include <stdbool.h>
-#include <stdint.h>
-typedef uint32_t u32;
-typedef uint64_t u64;
 #endif
 
 /* Buffers the block fetches at a time, and credit units it spends so. */
@@ -82,8 +79,7 @@ static inline enum octf_credit_err octf_wmark_check(u32 wmark)
 	return OCTF_CREDIT_OK;
 }
 
-/*
- * A ring size to publish: whole fetches, in range, and never more than
+/* A ring size to publish: whole fetches, in range, and never more than
  * the @buffers allocated behind it (a ring published larger than its
  * buffers lets the block write through stale descriptors).
  */
@@ -124,8 +120,7 @@ static inline u32 octf_credit_start(struct octf_credit *c, u32 ring, u32 wmark)
 	return c->ceiling;
 }
 
-/*
- * The host took @n buffers out of the ring.  More than is outstanding
+/* The host took @n buffers out of the ring.  More than is outstanding
  * cannot have been written by the block: the caller counts it as a fault
  * and the arithmetic stays bounded.
  */
@@ -163,8 +158,7 @@ static inline u32 octf_credit_pass(struct octf_credit *c)
 	return give;
 }
 
-/*
- * Lower or restore the ceiling (0: the exact grant).  Never above the
+/* Lower or restore the ceiling (0: the exact grant).  Never above the
  * exact grant: that is the over-grant that laps the ring.
  */
 static inline void octf_credit_set_ceiling(struct octf_credit *c, u32 ceiling)
@@ -174,8 +168,7 @@ static inline void octf_credit_set_ceiling(struct octf_credit *c, u32 ceiling)
 	c->ceiling = (!ceiling || ceiling > grant) ? grant : ceiling;
 }
 
-/*
- * Buffers the block holds for a ring: outstanding credit less what the
+/* Buffers the block holds for a ring: outstanding credit less what the
  * doorbell reads back (@dbell).  Fetched, written or not.
  */
 static inline u32 octf_credit_in_device(const struct octf_credit *c, u32 dbell)
@@ -183,8 +176,7 @@ static inline u32 octf_credit_in_device(const struct octf_credit *c, u32 dbell)
 	return dbell < c->outstanding ? c->outstanding - dbell : 0;
 }
 
-/*
- * Does the read-back show that the block holds more buffers than the
+/* Does the read-back show that the block holds more buffers than the
  * ring has?  Only an over-grant allows that: the firmware's watermark is
  * lower than @c->wmark, and the block is about to go round the ring.
  */
