@@ -131,7 +131,7 @@ def main():
         "-netdev", "hubport,id=hp1,hubid=0",
         "-device", "dbb-octep,id=oct0,netdev=hp0,mac=52:54:00:00:0c:01,"
         "wmark=" + a.wmark,
-        "-device", "virtio-net-pci,netdev=hp1,mac=52:54:00:00:0c:02",
+        "-device", "virtio-net-pci,romfile=,netdev=hp1,mac=52:54:00:00:0c:02",
         "-d", "guest_errors", "-D", os.path.join(work, "qemu.log")]
     labvm.log(" ".join(cmd))
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,

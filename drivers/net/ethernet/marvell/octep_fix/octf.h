@@ -12,9 +12,11 @@
 #ifndef _OCTF_H
 #define _OCTF_H
 
+#include <linux/bpf.h>
 #include <linux/completion.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <linux/if_vlan.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
