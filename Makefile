@@ -10,6 +10,7 @@ ifneq ($(KERNELRELEASE),)
 CONFIG_DBBATCH ?= m
 CONFIG_TEST_DBBATCH ?= m
 CONFIG_IGC_BATCH ?= m
+CONFIG_OCTEP_FIX ?= m
 
 # <net/dbbatch.h> is ours; in a kernel tree it sits in include/net/.
 subdir-ccflags-y += -I$(abspath $(KBUILD_EXTMOD))/include
@@ -30,6 +31,7 @@ test_dbbatch-y := lib/test_dbbatch.o
 
 # Drivers on dbbatch: their own directories and Makefiles.
 obj-$(CONFIG_IGC_BATCH) += drivers/net/ethernet/intel/igc_batch/
+obj-$(CONFIG_OCTEP_FIX) += drivers/net/ethernet/marvell/octep_fix/
 
 else
 

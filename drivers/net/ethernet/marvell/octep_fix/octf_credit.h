@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* octep_fix receive credit: the pure arithmetic of an output ring's
+ * doorbell (OUT_SLIST_DBELL), free of kernel dependencies so that
+ * tests/unit runs and fuzzes exactly the code the module runs.
+ *
+ * What the SDP output block does with the doorbell (measured, see
+ * Documentation/networking/device_drivers/ethernet/marvell/octep_fix.rst):
+ * it fetches buffers sixteen at a time, spending one unit of credit per
+ * buffer, for as long as the doorbell reads the output watermark W or
+ * more.  The host cannot read W: it belongs to the firmware image.  So a
+ * ring of R buffers is granted R + W - 16: the last fetch the block can
+ * make leaves the doorbell at W - 16, and that is R buffers.  A larger
+ * grant lets the block go round the ring over frames the host has not
+ * read; a smaller one leaves buffers unused.
+ *
+ * After the grant, one unit goes back per buffer the host has taken and
+ * refilled, at most once per NAPI pass (one doorbell write), none when
+ * there is nothing to give (skip-empty).  Credit that the ceiling has no
+ * room for is kept as owed and given on a later pass, also one that took
+ * nothing: a ring whose ceiling was lowered and restored comes back.
+ */
+#ifndef _OCTF_CREDIT_H
+#define _OCTF_CREDIT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+/* user space: the includer defines u32 (tests/unit/octf_sim.h) */
+#include <stdbool.h>
+#endif
+
+/* Buffers the block fetches at a time, and credit units it spends so. */
+#define OCTF_FETCH		16U
+
+/* The watermark: a multiple of a fetch; 0x100 is stock Marvell firmware. */
+#define OCTF_WMARK_MIN		OCTF_FETCH
+#define OCTF_WMARK_MAX		0x4000U
+#define OCTF_WMARK_DEFAULT	0x100U
+
+/* Output ring sizes: whole fetches. */
+#define OCTF_OQ_MIN		64U
+#define OCTF_OQ_MAX		8192U
+
+enum octf_credit_err {
+	OCTF_CREDIT_OK = 0,
+	OCTF_CREDIT_NOT_FETCHES,	/* not a multiple of OCTF_FETCH */
+	OCTF_CREDIT_TOO_SMALL,
+	OCTF_CREDIT_TOO_LARGE,
+	OCTF_CREDIT_OVER_BUFFERS,	/* ring larger than its buffers */
+};
+
+/**
+ * struct octf_credit - the credit state of one output ring
+ * @ring: buffers published (OUT_SLIST_RSIZE)
+ * @wmark: the watermark the grant is computed for
+ * @ceiling: most credit outstanding at once; octf_credit_grant() unless
+ *	lowered on purpose (a test starving the ring)
+ * @outstanding: credit given and not yet come back as a buffer taken:
+ *	in the doorbell, in fetched buffers, in written buffers not read
+ * @owed: buffers taken and refilled whose unit has not been given back
+ */
+struct octf_credit {
+	u32 ring;
+	u32 wmark;
+	u32 ceiling;
+	u32 outstanding;
+	u32 owed;
+};
+
+/* The watermark setting: a whole number of fetches, in range. */
+static inline enum octf_credit_err octf_wmark_check(u32 wmark)
+{
+	if (wmark % OCTF_FETCH)
+		return OCTF_CREDIT_NOT_FETCHES;
+	if (wmark < OCTF_WMARK_MIN)
+		return OCTF_CREDIT_TOO_SMALL;
+	if (wmark > OCTF_WMARK_MAX)
+		return OCTF_CREDIT_TOO_LARGE;
+	return OCTF_CREDIT_OK;
+}
+
+/* A ring size to publish: whole fetches, in range, and never more than
+ * the @buffers allocated behind it (a ring published larger than its
+ * buffers lets the block write through stale descriptors).
+ */
+static inline enum octf_credit_err octf_ring_check(u32 ring, u32 buffers)
+{
+	if (ring % OCTF_FETCH)
+		return OCTF_CREDIT_NOT_FETCHES;
+	if (ring < OCTF_OQ_MIN)
+		return OCTF_CREDIT_TOO_SMALL;
+	if (ring > OCTF_OQ_MAX)
+		return OCTF_CREDIT_TOO_LARGE;
+	if (ring > buffers)
+		return OCTF_CREDIT_OVER_BUFFERS;
+	return OCTF_CREDIT_OK;
+}
+
+/* Credit for exactly @ring buffers under watermark @wmark. */
+static inline u32 octf_credit_grant(u32 ring, u32 wmark)
+{
+	return ring + wmark - OCTF_FETCH;
+}
+
+/**
+ * octf_credit_start - state of a ring about to be enabled
+ * @c: the state
+ * @ring: buffers published, already checked with octf_ring_check()
+ * @wmark: watermark, already checked with octf_wmark_check()
+ *
+ * Return: the initial grant to write to a cleared doorbell.
+ */
+static inline u32 octf_credit_start(struct octf_credit *c, u32 ring, u32 wmark)
+{
+	c->ring = ring;
+	c->wmark = wmark;
+	c->ceiling = octf_credit_grant(ring, wmark);
+	c->outstanding = c->ceiling;
+	c->owed = 0;
+	return c->ceiling;
+}
+
+/* The host took @n buffers out of the ring.  More than is outstanding
+ * cannot have been written by the block: the caller counts it as a fault
+ * and the arithmetic stays bounded.
+ */
+static inline void octf_credit_taken(struct octf_credit *c, u32 n)
+{
+	if (n > c->outstanding)
+		n = c->outstanding;
+	c->outstanding -= n;
+}
+
+/* @n buffers taken are refilled: their units are owed to the block. */
+static inline void octf_credit_refilled(struct octf_credit *c, u32 n)
+{
+	c->owed += n;
+}
+
+/**
+ * octf_credit_pass - what one pass gives back
+ * @c: the state
+ *
+ * Called once per NAPI pass, also one that took nothing.
+ *
+ * Return: the units to write to the doorbell now, 0 for no write.
+ */
+static inline u32 octf_credit_pass(struct octf_credit *c)
+{
+	u32 room, give;
+
+	if (c->outstanding >= c->ceiling)
+		return 0;
+	room = c->ceiling - c->outstanding;
+	give = c->owed < room ? c->owed : room;
+	c->owed -= give;
+	c->outstanding += give;
+	return give;
+}
+
+/* Lower or restore the ceiling (0: the exact grant).  Never above the
+ * exact grant: that is the over-grant that laps the ring.
+ */
+static inline void octf_credit_set_ceiling(struct octf_credit *c, u32 ceiling)
+{
+	u32 grant = octf_credit_grant(c->ring, c->wmark);
+
+	c->ceiling = (!ceiling || ceiling > grant) ? grant : ceiling;
+}
+
+/* Buffers the block holds for a ring: outstanding credit less what the
+ * doorbell reads back (@dbell).  Fetched, written or not.
+ */
+static inline u32 octf_credit_in_device(const struct octf_credit *c, u32 dbell)
+{
+	return dbell < c->outstanding ? c->outstanding - dbell : 0;
+}
+
+/* Does the read-back show that the block holds more buffers than the
+ * ring has?  Only an over-grant allows that: the firmware's watermark is
+ * lower than @c->wmark, and the block is about to go round the ring.
+ */
+static inline bool octf_credit_overgranted(const struct octf_credit *c,
+					   u32 dbell)
+{
+	return octf_credit_in_device(c, dbell) > c->ring;
+}
+
+/**
+ * octf_credit_fallback_wmark - the watermark to fall back to
+ * @dbell: the doorbell read back when the over-grant was seen
+ *
+ * The block was still fetching at a doorbell above @dbell, so the
+ * firmware's watermark is at most @dbell + 16 rounded to a fetch; never
+ * more than the stock default, the safe side: a watermark set too low
+ * only leaves buffers unused.  The ring is then restarted with it: credit
+ * already given cannot be taken back from a running ring.
+ */
+static inline u32 octf_credit_fallback_wmark(u32 dbell)
+{
+	if (dbell >= OCTF_WMARK_DEFAULT - OCTF_FETCH)
+		return OCTF_WMARK_DEFAULT;
+	return (dbell / OCTF_FETCH) * OCTF_FETCH + OCTF_FETCH;
+}
+
+#endif /* _OCTF_CREDIT_H */

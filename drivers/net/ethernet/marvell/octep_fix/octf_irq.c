@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * octep_fix interrupts: MSI-X with the 16 non-ring vectors the SDP has and
+ * one per ring (ring q on 16 + q, as the block raises it), vector 8 for the
+ * firmware (OEI: control mailbox answers and notifications, heartbeat).
+ *
+ * A ring's vector is disarmed by the block when it fires and armed again
+ * by the RESEND bit the NAPI poll writes to OUT_CNTS and IN_CNTS when it
+ * completes; the block raises it again at once if packets are waiting.
+ */
+
+#include <linux/interrupt.h>
+
+#include "octf.h"
+
+static irqreturn_t octf_ring_irq(int irq, void *data)
+{
+	struct octf_qv *qv = data;
+
+	napi_schedule_irqoff(&qv->napi);
+	return IRQ_HANDLED;
+}
+
+/* Mailbox work runs in a thread: the f2h ring is read under a lock. */
+static irqreturn_t octf_oei_irq(int irq, void *data)
+{
+	struct octf_port *p = data;
+	u64 cause = octf_rd64(p, OCTF_OEI_RINT);
+
+	if (!cause)
+		return IRQ_NONE;
+	octf_wr64(p, OCTF_OEI_RINT, cause);	/* W1C */
+	if (cause & OCTF_OEI_HEARTBEAT)
+		octf_fw_heartbeat(p);
+	if (cause & OCTF_OEI_MBOX)
+		schedule_work(&p->fw_work);
+	return IRQ_HANDLED;
+}
+
+/**
+ * octf_irq_init - MSI-X vectors and the firmware's vector
+ * @p: the port, max_rings known
+ *
+ * All 16 + rings vectors are allocated once, at probe, as the device
+ * lays them out; vector 8 is requested here and kept until remove, so
+ * that mailbox answers and heartbeats arrive whether the port is up or
+ * not.
+ */
+int octf_irq_init(struct octf_port *p)
+{
+	struct pci_dev *pdev = p->pdev;
+	unsigned int n = OCTF_NON_IOQ_VECTORS + p->max_rings;
+	int ret;
+
+	ret = pci_alloc_irq_vectors(pdev, n, n, PCI_IRQ_MSIX);
+	if (ret < 0) {
+		dev_err(&pdev->dev, "cannot have the %u MSI-X vectors the SDP lays out (16 + %u rings): %d\n",
+			n, p->max_rings, ret);
+		return ret;
+	}
+	p->num_vectors = n;
+	p->oei_irq = pci_irq_vector(pdev, OCTF_OEI_VECTOR);
+	ret = request_irq(p->oei_irq, octf_oei_irq, 0, OCTF_DRV_NAME "-fw", p);
+	if (ret) {
+		dev_err(&pdev->dev, "cannot request the firmware's vector: %d\n",
+			ret);
+		pci_free_irq_vectors(pdev);
+		return ret;
+	}
+	octf_wr64(p, OCTF_OEI_RINT, ~0ULL);
+	octf_wr64(p, OCTF_OEI_RINT_ENA_W1S, OCTF_OEI_MBOX | OCTF_OEI_HEARTBEAT);
+	return 0;
+}
+
+void octf_irq_fini(struct octf_port *p)
+{
+	octf_wr64(p, OCTF_OEI_RINT_ENA_W1C, OCTF_OEI_MBOX | OCTF_OEI_HEARTBEAT);
+	free_irq(p->oei_irq, p);
+	pci_free_irq_vectors(p->pdev);
+}
+
+static int octf_poll(struct napi_struct *napi, int budget);
+
+static int octf_napi_poll(struct napi_struct *napi, int budget)
+{
+	return dbbatch_napi_poll(napi, budget, octf_poll);
+}
+
+int octf_qv_alloc(struct octf_port *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->num_queues; i++) {
+		struct octf_qv *qv = kzalloc(sizeof(*qv), GFP_KERNEL);
+
+		if (!qv) {
+			octf_qv_free(p);
+			return -ENOMEM;
+		}
+		qv->port = p;
+		qv->idx = i;
+		qv->irq = pci_irq_vector(p->pdev, OCTF_NON_IOQ_VECTORS + i);
+		qv->iq.qid = i;
+		qv->iq.port = p;
+		qv->iq.netdev = p->netdev;
+		qv->iq.dev = &p->pdev->dev;
+		u64_stats_init(&qv->iq.sync);
+		u64_stats_init(&qv->iq.clean_sync);
+		qv->oq.qid = i;
+		qv->oq.port = p;
+		qv->oq.qv = qv;
+		qv->oq.netdev = p->netdev;
+		qv->oq.dev = &p->pdev->dev;
+		u64_stats_init(&qv->oq.sync);
+#ifdef OCTF_HAVE_NAPI_ADD_WEIGHT
+		netif_napi_add(p->netdev, &qv->napi, octf_napi_poll);
+#else
+		netif_napi_add(p->netdev, &qv->napi, octf_napi_poll,
+			       NAPI_POLL_WEIGHT);
+#endif
+		p->qv[i] = qv;
+	}
+	return 0;
+}
+
+void octf_qv_free(struct octf_port *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < OCTF_MAX_QUEUES; i++) {
+		if (!p->qv[i])
+			continue;
+		netif_napi_del(&p->qv[i]->napi);
+		kfree(p->qv[i]);
+		p->qv[i] = NULL;
+	}
+}
+
+int octf_irq_request(struct octf_port *p)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < p->num_queues; i++) {
+		struct octf_qv *qv = p->qv[i];
+
+		snprintf(qv->name, sizeof(qv->name), "%s-rxtx-%u",
+			 p->netdev->name, i);
+		err = request_irq(qv->irq, octf_ring_irq, 0, qv->name, qv);
+		if (err) {
+			netdev_err(p->netdev, "cannot request ring %u's vector: %d\n",
+				   i, err);
+			while (i--)
+				free_irq(p->qv[i]->irq, p->qv[i]);
+			return err;
+		}
+		irq_set_affinity_hint(qv->irq, get_cpu_mask(i % num_online_cpus()));
+	}
+	return 0;
+}
+
+void octf_irq_free(struct octf_port *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->num_queues; i++) {
+		irq_set_affinity_hint(p->qv[i]->irq, NULL);
+		free_irq(p->qv[i]->irq, p->qv[i]);
+	}
+}
+
+/* Arm the ring's vector again: the block raises it now if work waits. */
+void octf_irq_rearm(struct octf_qv *qv)
+{
+	writeq(OCTF_CNTS_RESEND, qv->iq.cnts);
+	writeq(OCTF_CNTS_RESEND, qv->oq.cnts);
+}
+
+/* One NAPI pass: transmit completions, then receive (inside the batch) */
+static int octf_poll(struct napi_struct *napi, int budget)
+{
+	struct octf_qv *qv = container_of(napi, struct octf_qv, napi);
+	bool tx_done;
+	int work;
+
+	tx_done = octf_iq_clean(&qv->iq, budget);
+	if (!budget)
+		return 0;	/* netpoll: transmit completions only */
+	work = octf_oq_clean(qv, budget);
+	if (!tx_done)
+		work = budget;
+	if (work >= budget)
+		return budget;
+	if (napi_complete_done(napi, work))
+		octf_irq_rearm(qv);
+	return work;
+}

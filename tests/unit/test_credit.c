@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of octep_fix's receive credit (octf_credit.h). */
+#include "tap.h"
+#include "octf_sim.h"
+
+static void grant(void)
+{
+	EXPECT(octf_credit_grant(1024, 0x400) == 2032);
+	EXPECT(octf_credit_grant(1024, 0x100) == 1264);
+	EXPECT(octf_credit_grant(512, 0x400) == 1520);
+	EXPECT(octf_credit_grant(64, 16) == 64);
+}
+
+static void wmark_check(void)
+{
+	EXPECT(octf_wmark_check(0x100) == OCTF_CREDIT_OK);
+	EXPECT(octf_wmark_check(0x400) == OCTF_CREDIT_OK);
+	EXPECT(octf_wmark_check(16) == OCTF_CREDIT_OK);
+	EXPECT(octf_wmark_check(OCTF_WMARK_MAX) == OCTF_CREDIT_OK);
+	EXPECT(octf_wmark_check(0) == OCTF_CREDIT_TOO_SMALL);
+	EXPECT(octf_wmark_check(0x101) == OCTF_CREDIT_NOT_FETCHES);
+	EXPECT(octf_wmark_check(8) == OCTF_CREDIT_NOT_FETCHES);
+	EXPECT(octf_wmark_check(OCTF_WMARK_MAX + 16) == OCTF_CREDIT_TOO_LARGE);
+	EXPECT(octf_wmark_check(0xFFFFFFF0u) == OCTF_CREDIT_TOO_LARGE);
+}
+
+static void ring_check(void)
+{
+	EXPECT(octf_ring_check(1024, 1024) == OCTF_CREDIT_OK);
+	EXPECT(octf_ring_check(1024, 2048) == OCTF_CREDIT_OK);
+	EXPECT(octf_ring_check(1024, 512) == OCTF_CREDIT_OVER_BUFFERS);
+	EXPECT(octf_ring_check(1000, 1024) == OCTF_CREDIT_NOT_FETCHES);
+	EXPECT(octf_ring_check(48, 1024) == OCTF_CREDIT_TOO_SMALL);
+	EXPECT(octf_ring_check(0, 1024) == OCTF_CREDIT_TOO_SMALL);
+	EXPECT(octf_ring_check(OCTF_OQ_MAX + 16, 1u << 20) ==
+	       OCTF_CREDIT_TOO_LARGE);
+}
+
+/* One unit per buffer, one write per pass, none for an empty pass. */
+static void one_unit_per_buffer(void)
+{
+	struct octf_credit c;
+
+	EXPECT(octf_credit_start(&c, 1024, 0x400) == 2032);
+	EXPECT(octf_credit_pass(&c) == 0);		/* skip-empty */
+	octf_credit_taken(&c, 37);
+	octf_credit_refilled(&c, 37);
+	EXPECT(octf_credit_pass(&c) == 37);
+	EXPECT(octf_credit_pass(&c) == 0);
+	EXPECT(c.outstanding == 2032 && c.owed == 0);
+	/* taken but not refilled yet: nothing owed */
+	octf_credit_taken(&c, 5);
+	EXPECT(octf_credit_pass(&c) == 0);
+	octf_credit_refilled(&c, 5);
+	EXPECT(octf_credit_pass(&c) == 5);
+}
+
+/* A lowered ceiling keeps the credit owed; a pass that took nothing
+ * gives it once the ceiling is back.
+ */
+static void owed_kept(void)
+{
+	struct octf_credit c;
+
+	octf_credit_start(&c, 1024, 0x400);
+	octf_credit_set_ceiling(&c, 1008);
+	octf_credit_taken(&c, 1024);
+	octf_credit_refilled(&c, 1024);
+	EXPECT(octf_credit_pass(&c) == 0);	/* 1008 still outstanding */
+	EXPECT(c.owed == 1024);
+	octf_credit_taken(&c, 100);
+	octf_credit_refilled(&c, 100);
+	EXPECT(octf_credit_pass(&c) == 100);
+	EXPECT(c.owed == 1024 && c.outstanding == 1008);
+	octf_credit_set_ceiling(&c, 0);		/* restored */
+	EXPECT(octf_credit_pass(&c) == 1024);	/* an empty pass */
+	EXPECT(c.outstanding == 2032 && c.owed == 0);
+	/* never above the exact grant */
+	octf_credit_set_ceiling(&c, 100000);
+	EXPECT(c.ceiling == 2032);
+	octf_credit_taken(&c, 99999);		/* bounded */
+	EXPECT(c.outstanding == 0);
+}
+
+/* The seed's rule at both watermarks: the ring fills exactly, no lap,
+ * and runs on with the host taking one pass at a time.
+ */
+static void fills_exactly(void)
+{
+	static const u32 wm[] = { 0x100, 0x400, 16 };
+	static const u32 rings[] = { 64, 512, 1024, 4096 };
+	unsigned int i, j, k;
+
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 4; j++) {
+			struct octf_sim s;
+
+			octf_sim_start(&s, rings[j], wm[i], wm[i]);
+			for (k = 0; k < 3 * rings[j]; k++)
+				octf_sim_frame(&s);
+			EXPECT(s.unread == rings[j]);
+			EXPECT(s.laps == 0);
+			EXPECT(s.refused == 2 * rings[j]);
+			EXPECT(s.dbell == wm[i] - OCTF_FETCH);
+			for (k = 0; k < 10000; k++) {
+				octf_sim_frame(&s);
+				octf_sim_frame(&s);
+				octf_sim_pass(&s, 64, 64);
+			}
+			EXPECT(s.laps == 0);
+			EXPECT(s.c.outstanding <=
+			       octf_credit_grant(rings[j], wm[i]));
+		}
+}
+
+/* Upstream's grant (the ring once, refills of 256) at 0x400: 16 frames. */
+static void upstream_stalls(void)
+{
+	struct octf_sim s;
+	unsigned int k;
+
+	octf_sim_start(&s, 1024, 0x400, 0x400);
+	s.dbell = 1024;
+	for (k = 0; k < 100; k++)
+		octf_sim_frame(&s);
+	EXPECT(s.unread == 16 && s.refused == 84);
+}
+
+/* Mismatch: a driver watermark above the firmware's over-grants and the
+ * read-back shows it; one below leaves buffers unused.
+ */
+static void mismatch(void)
+{
+	struct octf_sim s;
+	unsigned int k;
+	bool seen = false;
+
+	octf_sim_start(&s, 1024, 0x400, 0x100);
+	for (k = 0; k < 2048; k++) {
+		octf_sim_frame(&s);
+		if (octf_credit_overgranted(&s.c, s.dbell))
+			seen = true;
+	}
+	EXPECT(seen);
+	EXPECT(s.laps > 0);
+	EXPECT(octf_credit_fallback_wmark(s.dbell) <= 0x100);
+
+	octf_sim_start(&s, 1024, 0x100, 0x400);
+	for (k = 0; k < 2048; k++) {
+		octf_sim_frame(&s);
+		EXPECT(!octf_credit_overgranted(&s.c, s.dbell));
+	}
+	EXPECT(s.unread == 1024 - (0x400 - 0x100));
+	EXPECT(s.laps == 0);
+
+	EXPECT(octf_credit_fallback_wmark(0) == 16);
+	EXPECT(octf_credit_fallback_wmark(0xF0) == 0x100);
+	EXPECT(octf_credit_fallback_wmark(0x3F0) == 0x100);
+	EXPECT(octf_credit_fallback_wmark(0x40) == 0x50);
+}
+
+/* Starved on purpose: nothing while the ceiling is under the watermark,
+ * running again at the first pass after it is restored.
+ */
+static void starved_ring(void)
+{
+	struct octf_sim s;
+	unsigned int k;
+	u64 before;
+
+	octf_sim_start(&s, 1024, 0x400, 0x400);
+	octf_credit_set_ceiling(&s.c, 0x400 - OCTF_FETCH);
+	for (k = 0; k < 5000; k++) {
+		octf_sim_frame(&s);
+		octf_sim_pass(&s, 64, 64);
+	}
+	before = s.delivered;
+	for (k = 0; k < 1000; k++) {
+		octf_sim_frame(&s);
+		octf_sim_pass(&s, 64, 64);
+	}
+	EXPECT(s.delivered == before);		/* starved */
+	octf_credit_set_ceiling(&s.c, 0);
+	octf_sim_pass(&s, 64, 64);		/* an empty pass gives it back */
+	for (k = 0; k < 1000; k++) {
+		octf_sim_frame(&s);
+		octf_sim_pass(&s, 64, 64);
+	}
+	EXPECT(s.delivered == before + 1000);
+	EXPECT(s.laps == 0);
+}
+
+int main(void)
+{
+	tap_run("credit: grant = ring + wmark - 16", grant);
+	tap_run("credit: watermark validation", wmark_check);
+	tap_run("credit: ring size validation", ring_check);
+	tap_run("credit: one unit per buffer, skip-empty", one_unit_per_buffer);
+	tap_run("credit: owed credit kept and returned", owed_kept);
+	tap_run("credit: ring fills exactly, no lap", fills_exactly);
+	tap_run("credit: upstream's grant stalls at 0x400", upstream_stalls);
+	tap_run("credit: watermark mismatch both ways", mismatch);
+	tap_run("credit: starved ring comes back", starved_ring);
+	return tap_done();
+}
