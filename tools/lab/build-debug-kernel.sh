@@ -69,6 +69,11 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
+# The whole script in one block, read by bash before it runs: editing this
+# file during the hour a build takes must not change what the running
+# build executes next.
+{
+
 [ $# -eq 0 ] || die "usage: tools/lab/build-debug-kernel.sh (no arguments)"
 
 pkg=$LAB_SRC612_PKG
@@ -264,3 +269,5 @@ trap - EXIT
 link_build
 log "built $rel in $total s ($((total / 60)) min) on $(nproc) CPUs; entry $entry"
 echo "$entry"
+exit 0
+}
