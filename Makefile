@@ -59,7 +59,7 @@ check:
 	tools/check.sh
 
 # Debian's 6.12 with KASAN, lockdep & co. (tools/lab/build-debug-kernel.sh):
-# built once per machine and cached; about 1.5 h on two cores.
+# built once per machine and cached; 52 min on two cores.
 debug-kernel:
 	tools/lab/build-debug-kernel.sh
 

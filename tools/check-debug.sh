@@ -7,7 +7,7 @@
 # tools/lab/build-debug-kernel.sh), where the bar is zero reports.
 #
 #  1. tools/lab/setup.sh, then the debug kernel: built if absent (about
-#     1.5 h on two cores the first time; a no-op once cached);
+#     52 min on two cores the first time; a no-op once cached);
 #  2. our modules against its build tree, W=1 C=1, no warning allowed
 #     (tools/lab/build-modules.sh 6.12-debug);
 #  3. the core kselftests in a guest of it (tools/lab/kselftest.sh
