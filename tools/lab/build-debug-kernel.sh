@@ -183,7 +183,7 @@ fi
 stamp="$srcver $({ cat "$dconfig"; echo "$KEEP_MODULES"; printf '%s\n' "${DEBUG_ON[@]}"; } | sha256sum | cut -c1-16)"
 if [ "$(cat "$tree/.dbb-stamp" 2>/dev/null)" != "$stamp" ]; then
 	log "extracting $tarball into $tree"
-	rm -rf "$DDIR/$rel"
+	rm -rf "${DDIR:?}/${rel:?}"
 	mkdir -p "$DDIR/$rel"
 	tmp=$(mktemp -d "$DDIR/$rel/.tmp.XXXXXX")
 	nice -n 19 tar -xJf "$tarball" -C "$tmp"
@@ -255,7 +255,7 @@ cat >"$tmp/dbb-debug-info" <<EOF
 kernel: $rel (tools/lab/build-debug-kernel.sh; short name 6.12-debug)
 source: $pkg $srcver
 config: Debian's $base ($dconfig), modules trimmed by localmodconfig to:
-  $(echo $KEEP_MODULES)
+  $(tr -s " \t\n" " " <<<"$KEEP_MODULES")
   ($nmods modules), plus: ${DEBUG_ON[*]}
 build tree: $tree (/lib/modules/$rel/build)
 make: nice -n 19 make -j$jobs all
