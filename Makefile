@@ -38,7 +38,7 @@ else
 KDIR ?= /lib/modules/$(shell uname -r)/build
 SRC := $(CURDIR)
 
-.PHONY: all modules lab check unit fuzz clean
+.PHONY: all modules lab check check-debug debug-kernel unit fuzz clean
 
 all: modules
 
@@ -59,6 +59,17 @@ lab:
 
 check:
 	tools/check.sh
+
+# Debian's 6.12 with KASAN, lockdep & co. (tools/lab/build-debug-kernel.sh):
+# built once per machine and cached; 52 min on two cores.
+debug-kernel:
+	tools/lab/build-debug-kernel.sh
+
+# Our modules and the core kselftests on that kernel; fails on any KASAN,
+# lockdep, RCU, DEBUG_NET, sleep-in-atomic or kmemleak report.  Builds the
+# kernel first if it is not cached.
+check-debug:
+	tools/check-debug.sh
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(SRC) clean 2>/dev/null || true

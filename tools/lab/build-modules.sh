@@ -2,7 +2,8 @@
 # build-modules.sh KERNEL OUTDIR
 #
 # Build the repo's modules out of tree against Debian's headers for KERNEL
-# (6.1, 6.12 or a full release such as 6.1.0-57-amd64) with W=1 and sparse
+# (6.1, 6.12, 6.12-rt or a full release such as 6.1.0-57-amd64; for
+# 6.12-debug against the build tree of build-debug-kernel.sh) with W=1 and sparse
 # (C=1), and copy every *.ko into OUTDIR.  Fails on any compiler, modpost or
 # sparse warning or error: the log is kept as OUTDIR/build.log.
 #
@@ -13,7 +14,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
-[ $# -eq 2 ] || die "usage: tools/lab/build-modules.sh 6.1|6.12 OUTDIR"
+[ $# -eq 2 ] || die "usage: tools/lab/build-modules.sh 6.1|6.12|6.12-rt|6.12-debug OUTDIR"
 kver=$(lab_kernel_release "$1")
 out=$2
 lab_need_headers "$kver"

@@ -13,7 +13,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
-[ $# -eq 4 ] || die "usage: tools/lab/initramfs.sh 6.1|6.12 MODULES-DIR KSELFTEST-DIR OUT.cpio.gz"
+[ $# -eq 4 ] || die "usage: tools/lab/initramfs.sh 6.1|6.12|6.12-rt|6.12-debug MODULES-DIR KSELFTEST-DIR OUT.cpio.gz"
 kver=$(lab_kernel_release "$1")
 moddir=$2 ksdir=$3 out=$4
 lab_need_kernel_image "$kver"

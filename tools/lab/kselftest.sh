@@ -1,5 +1,5 @@
 #!/bin/bash
-# kselftest.sh [6.1|6.12|all]   (default: all)
+# kselftest.sh [6.1|6.12|6.12-rt|6.12-debug|all]   (default: all = 6.1 6.12)
 #
 # The one command: for each kernel, build our modules against Debian's
 # headers (W=1, sparse), install our kselftests the way the kernel does,
@@ -18,7 +18,7 @@ case "$which" in
 all) versions=$LAB_KERNELS ;;
 *) lab_kernel_release "$which" >/dev/null; versions=$which ;;
 esac
-[ $# -le 1 ] || die "usage: tools/lab/kselftest.sh [6.1|6.12|all]"
+[ $# -le 1 ] || die "usage: tools/lab/kselftest.sh [6.1|6.12|6.12-rt|6.12-debug|all]"
 
 OUT=${LAB_OUT:-$REPO/build/lab}
 tests=$REPO/tools/testing/selftests/net/dbbatch

@@ -56,7 +56,8 @@ def sh(cmd, **kw):
 
 
 def kernel_release(short):
-    """6.1|6.12 (or a full release) -> e.g. 6.1.0-57-amd64."""
+    """6.1|6.12|6.12-rt|6.12-debug (or a full release) -> e.g.
+    6.1.0-57-amd64, 6.12.117-dbb-debug."""
     return sh(["bash", "-c", '. "$1/lib/common.sh"; lab_kernel_release "$2"',
                "-", LAB, short]).strip()
 
@@ -373,12 +374,13 @@ PLUGIN_SRC = os.path.join(LAB, "plugin", "dbb_insn.c")
 
 def test_args(description):
     """The options every lab test takes: --kernel (repeatable; default
-    both), --qemu, --rmem (net.core.rmem_default while QEMU opens its
+    6.1 and 6.12; 6.12-rt is Debian's PREEMPT_RT, 6.12-debug the lab's
+    debug build, tools/lab/build-debug-kernel.sh), --qemu, --rmem (net.core.rmem_default while QEMU opens its
     sockets)."""
     import argparse
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--kernel", action="append",
-                    choices=["6.1", "6.12", "6.12-rt"])
+                    choices=["6.1", "6.12", "6.12-rt", "6.12-debug"])
     ap.add_argument("--qemu")
     ap.add_argument("--rmem", type=int, default=4 << 20)
     return ap

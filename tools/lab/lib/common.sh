@@ -20,6 +20,11 @@ LAB_QEMU=${LAB_QEMU:-qemu-system-x86_64}
 # name (make check runs the core's tests and igc_batch's on it).
 LAB_KERNELS="6.1 6.12"
 LAB_KERNELS_RT="6.12-rt"
+# Debian's 6.12 rebuilt with KASAN, lockdep and friends
+# (build-debug-kernel.sh; hours to build, so never built by setup.sh:
+# `make debug-kernel` or `make check-debug`).
+# Not in LAB_KERNELS_ALL, which are the kernels setup.sh fetches.
+LAB_KERNELS_DEBUG="6.12-debug"
 LAB_KERNELS_ALL="$LAB_KERNELS $LAB_KERNELS_RT"
 
 # Upstream octeon_ep, which Debian does not build (CONFIG_OCTEON_EP unset):
@@ -78,6 +83,15 @@ lab_meta_pkg() { # image|headers VERSION
 	esac
 }
 
+# lab_debug_release -> e.g. 6.12.117-dbb-debug: the debug kernel built from
+# the installed linux-source-6.12 (the upstream part of its version).
+lab_debug_release() {
+	local v
+	v=$(dpkg-query -W -f='${Version}' "$LAB_SRC612_PKG" 2>/dev/null) ||
+		die "$LAB_SRC612_PKG is not installed; run tools/lab/setup.sh"
+	echo "${v%%-*}-dbb-debug"
+}
+
 # lab_kernel_release 6.1|6.12 -> e.g. 6.1.0-57-amd64.  Resolved from the meta
 # package so a Debian ABI bump needs no edit here.  Also accepts a release
 # that is already resolved (6.1.0-57-amd64), so scripts can pass either.
@@ -85,8 +99,9 @@ lab_kernel_release() {
 	local v=$1 meta dep
 	case "$v" in
 	6.1 | 6.12 | 6.12-rt) ;;
-	6.*-amd64) echo "$v"; return ;;
-	*) die "unknown kernel '$v'; supported: $LAB_KERNELS_ALL" ;;
+	6.12-debug) lab_debug_release; return ;;
+	6.*-amd64 | 6.*-dbb-debug) echo "$v"; return ;;
+	*) die "unknown kernel '$v'; supported: $LAB_KERNELS_ALL $LAB_KERNELS_DEBUG" ;;
 	esac
 	meta=$(lab_meta_pkg image "$v")
 	# apt-cache prints "  Depends: linux-image-6.1.0-57-amd64".
@@ -102,6 +117,7 @@ lab_short_version() {
 	case "$1" in
 	6.1 | 6.1.*) echo 6.1 ;;
 	6.12-rt | 6.12.*-rt-amd64) echo 6.12-rt ;;
+	6.12-debug | 6.12.*-dbb-debug) echo 6.12-debug ;;
 	6.12 | 6.12.*) echo 6.12 ;;
 	*) echo "$1" ;;
 	esac
@@ -109,6 +125,12 @@ lab_short_version() {
 
 # Headers give /lib/modules/<kver>/build; the package is named after kver.
 lab_need_headers() { # KVER
+	case "$1" in
+	*-dbb-debug)
+		[ -e "/lib/modules/$1/build/Makefile" ] ||
+			die "no build tree for the debug kernel $1 (/lib/modules/$1/build); run tools/lab/build-debug-kernel.sh (make debug-kernel)"
+		return ;;
+	esac
 	[ -e "/lib/modules/$1/build/Makefile" ] ||
 		die "no kernel headers for $1 (/lib/modules/$1/build); apt-get install linux-headers-$1 (or run tools/lab/setup.sh)"
 }
@@ -117,6 +139,12 @@ lab_need_headers() { # KVER
 lab_kernel_dir() { echo "$CACHE/kernels/$1"; }
 
 lab_need_kernel_image() { # KVER
+	case "$1" in
+	*-dbb-debug)
+		[ -e "$(lab_kernel_dir "$1")/vmlinuz" ] ||
+			die "no debug kernel $1 in $(lab_kernel_dir "$1"); run tools/lab/build-debug-kernel.sh (make debug-kernel)"
+		return ;;
+	esac
 	[ -e "$(lab_kernel_dir "$1")/vmlinuz" ] ||
 		die "no unpacked kernel image for $1 in $(lab_kernel_dir "$1"); run tools/lab/setup.sh"
 }
@@ -130,7 +158,7 @@ lab_src_dir() { echo "$CACHE/src/${1:-$LAB_SRC_PKG}"; }
 lab_src_pkg() {
 	case "$(lab_short_version "$1")" in
 	6.1) echo "$LAB_SRC_PKG" ;;
-	6.12 | 6.12-rt) echo "$LAB_SRC612_PKG" ;;
-	*) die "no linux-source package known for kernel '$1'; supported: $LAB_KERNELS_ALL" ;;
+	6.12 | 6.12-rt | 6.12-debug) echo "$LAB_SRC612_PKG" ;;
+	*) die "no linux-source package known for kernel '$1'; supported: $LAB_KERNELS_ALL $LAB_KERNELS_DEBUG" ;;
 	esac
 }

@@ -1,0 +1,190 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check-debug`: the project's code on the lab's debug kernel
+# (6.12-debug: Debian's 6.12 with KASAN, lockdep/PROVE_RCU, DEBUG_ATOMIC_SLEEP,
+# DEBUG_NET, KFENCE, DEBUG_OBJECTS, UBSAN, kmemleak, fault injection; see
+# tools/lab/build-debug-kernel.sh), where the bar is zero reports.
+#
+#  1. tools/lab/setup.sh, then the debug kernel: built if absent (about
+#     52 min on two cores the first time; a no-op once cached);
+#  2. our modules against its build tree, W=1 C=1, no warning allowed
+#     (tools/lab/build-modules.sh 6.12-debug);
+#  3. the core kselftests in a guest of it (tools/lab/kselftest.sh
+#     6.12-debug, the code path make check uses for 6.1 and 6.12); the
+#     guest's /init ends with a kmemleak scan;
+#  4. the guest's console log scanned: one result per kind of report
+#     (KASAN, KFENCE, lockdep, RCU, sleep in atomic, UBSAN, ODEBUG, kmemleak,
+#     any other WARNING, e.g. DEBUG_NET's, and any other BUG/Oops); each
+#     report found is printed whole and kept in build/check-debug/splats.txt.
+#  5. with CHECK_DEBUG_LAB=1, also igc_batch's host-driven lab test
+#     (traffic through the dbb-igc model) on the debug kernel; its own log
+#     check fails on any WARNING or BUG.  Off by default: slow under TCG.
+#
+# Ends with "N passed, N failed"; exits non-zero if anything failed.
+# LAB_TIMEOUT (default here 1800 s) bounds each guest: a KASAN+lockdep
+# kernel under TCG boots and runs several times slower than Debian's.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo" || exit 2
+logs=$repo/build/check-debug
+rm -rf "$logs"
+mkdir -p "$logs"
+export LAB_TIMEOUT=${LAB_TIMEOUT:-1800}
+export LAB_OUT=$logs/lab
+K=6.12-debug
+
+passed=0
+failed=0
+failures=()
+
+result() # ok|fail name
+{
+	if [ "$1" = ok ]; then
+		passed=$((passed + 1))
+		echo "ok - $2"
+	else
+		failed=$((failed + 1))
+		failures+=("$2")
+		echo "not ok - $2"
+	fi
+}
+
+# step NAME CMD...: one test whose log goes to build/check-debug/NAME.log
+step()
+{
+	local name=$1 log="$logs/${1//[^A-Za-z0-9._-]/_}.log"
+	shift
+	if "$@" >"$log" 2>&1; then
+		result ok "$name"
+	else
+		result fail "$name"
+		tail -n 25 "$log" | sed 's/^/    /'
+		return 1
+	fi
+}
+
+finish()
+{
+	echo
+	if [ "$failed" -ne 0 ]; then
+		echo "Failed:"
+		printf '  %s\n' "${failures[@]}"
+	fi
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+echo "== setup and the debug kernel"
+step "setup" tools/lab/setup.sh || finish
+start=$(date +%s)
+step "debug kernel $K built (or cached)" tools/lab/build-debug-kernel.sh || finish
+[ $(($(date +%s) - start)) -lt 60 ] ||
+	echo "    (built in $(($(date +%s) - start)) s; see $logs/debug_kernel_*.log)"
+. tools/lab/lib/common.sh
+kver=$(lab_kernel_release "$K") || finish
+info=$(lab_kernel_dir "$kver")/dbb-debug-info
+[ ! -f "$info" ] || sed -n 's/^build seconds: /    kernel build time: /p' "$info"
+
+echo "== $kver: build (W=1 C=1)"
+mods=$repo/build/modules/$kver
+step "build W=1 C=1: $kver" tools/lab/build-modules.sh "$kver" "$mods" || finish
+
+echo "== kselftests in a guest of $kver"
+tools/lab/kselftest.sh "$K" 2>&1 | tee "$logs/kselftest.log"
+lab_rc=${PIPESTATUS[0]}
+read -r p f < <(sed -n 's/^lab: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' \
+	"$logs/kselftest.log" | tail -n 1)
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-0}))
+[ "${f:-0}" -eq 0 ] || failures+=("kselftest on $K: $f failed ($LAB_OUT/$kver/)")
+if [ "$lab_rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
+	result fail "kselftest on $K: lab exit status $lab_rc"
+fi
+
+# --- the console scan -------------------------------------------------
+# KIND|ERE pairs; a line counts for the first kind it matches, so the
+# catch-alls (WARNING, BUG) come last.
+KINDS=(
+	"KASAN|BUG: KASAN:"
+	"KFENCE|BUG: KFENCE:"
+	"lockdep|possible circular locking|WARNING: possible|inconsistent lock state|possible recursive locking|bad unlock balance|held lock freed|lock held when returning|BUG: MAX_LOCKDEP|DEBUG_LOCKS_WARN_ON|BUG: lock held|BUG: key .* has not been registered"
+	"RCU|suspicious RCU usage|rcu: INFO: .* detected stalls|rcu_.* detected stalls"
+	"sleep in atomic|BUG: sleeping function called from invalid context|BUG: scheduling while atomic|BUG: using smp_processor_id\(\) in preemptible|BUG: using __this_cpu_.* in preemptible"
+	"UBSAN|UBSAN:"
+	"ODEBUG|ODEBUG:"
+	"kmemleak|unreferenced object 0x|new suspected memory leak"
+	"refcount|refcount_t:|unregister_netdevice: waiting for"
+	"WARNING (DEBUG_NET and others)|WARNING:"
+	"BUG/Oops|BUG:|Oops|general protection fault|Kernel panic"
+)
+
+# splat CONSOLE LINE: the report starting at LINE, up to its end marker
+# (---[ end trace ]--- or KASAN's ===== line), at most 80 lines
+splat()
+{
+	sed -n "$2,$(($2 + 80))p" "$1" | sed '/^\[.*\] ---\[ end trace\|^\[.*\] ====*$/q'
+}
+
+# scan CONSOLE WHAT: one result per kind; the splats to splats.txt
+scan()
+{
+	local console=$1 what=$2 kind ere line n all=() i
+	if [ ! -s "$console" ]; then
+		result fail "$what: no console log ($console)"
+		return
+	fi
+	# The guest must have run the debug kernel with its checkers on.
+	if grep -aq 'KernelAddressSanitizer initialized' "$console" &&
+		grep -aq 'lab: kmemleak: [0-9]* suspected leaks' "$console"; then
+		result ok "$what: ran with KASAN and a final kmemleak scan"
+	else
+		result fail "$what: no KASAN banner or no final kmemleak scan in $console"
+	fi
+	for i in "${!KINDS[@]}"; do
+		kind=${KINDS[$i]%%|*}
+		ere=${KINDS[$i]#*|}
+		# lines of this kind not already claimed by an earlier kind
+		mapfile -t hits < <(grep -anE "$ere" "$console" | while IFS= read -r line; do
+			n=${line%%:*}
+			[[ " ${all[*]} " == *" $n "* ]] || echo "$line"
+		done)
+		for line in "${hits[@]}"; do all+=("${line%%:*}"); done
+		if [ ${#hits[@]} -eq 0 ]; then
+			result ok "$what: no $kind report"
+			continue
+		fi
+		result fail "$what: $kind: ${#hits[@]} report line(s), first: ${hits[0]#*:}"
+		for line in "${hits[@]}"; do
+			n=${line%%:*}
+			{
+				echo "==== $what: $kind, $console line $n"
+				splat "$console" "$n"
+			} >>"$logs/splats.txt"
+		done
+		splat "$console" "${hits[0]%%:*}" | head -n 40 | sed 's/^/    /'
+	done
+}
+
+echo "== reports in the console log"
+scan "$LAB_OUT/$kver/console.log" "kselftest guest"
+
+if [ -n "${CHECK_DEBUG_LAB:-}" ]; then
+	echo "== igc_batch lab test on $kver (traffic, ground truth)"
+	python3 tools/testing/selftests/net/dbbatch/igc_batch_lab.py \
+		--kernel "$K" --modules "$mods" >"$logs/igc_batch_lab.log" 2>&1
+	rc=$?
+	while read -r line; do
+		case "$line" in
+		"not ok "*) result fail "igc_batch lab: ${line#not ok }" ;;
+		"ok "*) result ok "igc_batch lab: ${line#ok }" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ ' "$logs/igc_batch_lab.log")
+	[ "$rc" -eq 0 ] || grep -q '^not ok' "$logs/igc_batch_lab.log" ||
+		result fail "igc_batch lab: harness exit $rc ($logs/igc_batch_lab.log)"
+fi
+
+[ ! -s "$logs/splats.txt" ] || echo "reports, whole: $logs/splats.txt"
+finish
