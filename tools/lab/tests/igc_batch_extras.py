@@ -296,6 +296,46 @@ carrier $A 1 30 && carrier %s 1 30 || exit 31
         % (A, A, RINGS, A), check=False)
 
 
+def xdp_flush_without_carrier(t, r):
+    """Defect: ndo_xdp_xmit returned -ENETDOWN without carrier and ignored
+    XDP_XMIT_FLUSH, so frames devmap queued in an earlier call of the same
+    pass stayed unpublished until the watchdog rescued them."""
+    B = r.ifb
+    r.mode_setup("xdp")
+    s0 = r.ethtool_stats()
+    inj0 = r.g("cat %s/injected\n" % faults(B), check=False)[1].strip()
+    r.g("echo 1 >%s/carrier_off_at_flush\n" % faults(B), check=False)
+    gen = r.gen_background(20000, 4000)
+    gen.wait()
+    time.sleep(1)
+    m1 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    # Two watchdog periods: a tail still unpublished is rescued by now.
+    time.sleep(5)
+    m2 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    s1 = r.ethtool_stats()
+    _, o = r.g("""
+D=%s
+echo "@@LEFT $(cat $D/carrier_off_at_flush) @@INJ $(cat $D/injected)"
+dmesg | grep carrier_off_at_flush | tail -n 1
+""" % faults(B), check=False)
+    rescued = sum(qstat(s1, "B", "tx_db_rescued", q) -
+                  qstat(s0, "B", "tx_db_rescued", q) for q in range(QUEUES))
+    fired = re.search(r"@@LEFT 0 @@INJ (\d+)", o)
+    t.check("XDP flush without carrier: frames queued by an earlier "
+            "ndo_xdp_xmit of the pass are published when the carrier is "
+            "gone at the flush (no watchdog rescue)",
+            fired and inj0.isdigit() and int(fired.group(1)) ==
+            int(inj0) + 1 and rescued == 0 and
+            m2 == m1,
+            "model B tx_frames after the burst %d, 5 s later %d; "
+            "tx_db_rescued +%d\n%s" % (m1, m2, rescued, o))
+    rc, o = r.g("ip link set %s down; ip link set %s up; carrier %s 1 30\n"
+                % (B, B, B), check=False)
+    t.check("XDP flush without carrier: the port comes back with "
+            "ip link down/up", rc == 0, o)
+    r.mode_teardown("xdp")
+
+
 PAUSE_AT, PAUSE_FOR = 0.6, 0.3     # s into a 2-s step, and how long
 
 
@@ -674,6 +714,7 @@ echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
         tx_drop_publishes_earlier(t, r)
         rx_alloc_failure_repolls(t, r, cfg)
         dma_pause_recovers(t, r, cfg)
+        xdp_flush_without_carrier(t, r)
 
         # model health before B goes away
         errs = {p: r.truth()[p]["guest_errors"][0] for p in ("A", "B")}

@@ -317,6 +317,7 @@ struct igcb_faults {
 	struct igcb_fault ring_alloc;	/* ring allocation at open */
 	atomic_t injected;		/* faults injected so far */
 	atomic_t panic_in_poll;		/* panic in the next receive pass */
+	atomic_t carrier_off_at_flush;	/* link lost before an XDP flush */
 };
 
 struct igcb_adapter {
@@ -519,6 +520,8 @@ void igcb_debugfs_init(void);
 void igcb_debugfs_exit(void);
 void igcb_debugfs_add(struct igcb_adapter *a);
 void igcb_panic_in_poll(struct igcb_adapter *a);
+void igcb_carrier_off_at_flush(struct igcb_adapter *a,
+			       struct igcb_tx_ring *ring);
 void igcb_debugfs_del(struct igcb_adapter *a);
 
 /* igcb_ethtool.c */

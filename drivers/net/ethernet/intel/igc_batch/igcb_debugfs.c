@@ -14,7 +14,10 @@
  * and "injected" counts the faults injected so far.  Writing 1 to
  * "panic_in_poll" panics the kernel in the next receive pass that takes a
  * frame, inside its dbbatch batch: what netconsole must still get out of
- * the box.
+ * the box.  Writing 1 to "carrier_off_at_flush" drops the carrier at
+ * the next ndo_xdp_xmit() that brings XDP_XMIT_FLUSH while frames an
+ * earlier call queued are unpublished, as a link lost between devmap's
+ * bulk transmits of one pass would.
  *
  * Debian's kernels have no CONFIG_FAULT_INJECTION: these let the lab drive
  * the driver's error paths on the kernels users run.
@@ -60,6 +63,8 @@ void igcb_debugfs_add(struct igcb_adapter *a)
 	debugfs_create_atomic_t("injected", 0400, d, &a->faults.injected);
 	debugfs_create_atomic_t("panic_in_poll", 0600, d,
 				&a->faults.panic_in_poll);
+	debugfs_create_atomic_t("carrier_off_at_flush", 0600, d,
+				&a->faults.carrier_off_at_flush);
 }
 
 /* Out of line and cold: the receive pass only tests the flag. */
@@ -68,6 +73,18 @@ void igcb_panic_in_poll(struct igcb_adapter *a)
 	if (atomic_xchg(&a->faults.panic_in_poll, 0))
 		panic("%s: panic_in_poll: panicking inside a receive pass, as asked through debugfs\n",
 		      netdev_name(a->netdev));
+}
+
+/* Called with the ring's queue locked, for a call that flushes. */
+void igcb_carrier_off_at_flush(struct igcb_adapter *a,
+			       struct igcb_tx_ring *ring)
+{
+	if (!dbb_tail_pending(ring->next_to_use, ring->tail_written) ||
+	    !atomic_xchg(&a->faults.carrier_off_at_flush, 0))
+		return;
+	atomic_inc(&a->faults.injected);
+	netdev_info(a->netdev, "carrier_off_at_flush: carrier dropped before an XDP flush, as asked through debugfs\n");
+	netif_carrier_off(a->netdev);
 }
 
 void igcb_debugfs_del(struct igcb_adapter *a)

@@ -217,6 +217,9 @@ int igcb_xdp_xmit(struct net_device *netdev, int n,
 	cpu = smp_processor_id();
 	ring = igcb_xdp_ring(a, cpu);
 	__netif_tx_lock(ring->dbq.txq, cpu);
+	if (unlikely(atomic_read(&a->faults.carrier_off_at_flush)) &&
+	    (flags & XDP_XMIT_FLUSH))
+		igcb_carrier_off_at_flush(a, ring);
 	/* No carrier: take no frame, but publish those devmap queued
 	 * earlier without XDP_XMIT_FLUSH; they would wait for a rescue.
 	 */
