@@ -35,35 +35,7 @@ export LAB_TIMEOUT=${LAB_TIMEOUT:-1800}
 export LAB_OUT=$logs/lab
 K=6.12-debug
 
-passed=0
-failed=0
-failures=()
-
-result() # ok|fail name
-{
-	if [ "$1" = ok ]; then
-		passed=$((passed + 1))
-		echo "ok - $2"
-	else
-		failed=$((failed + 1))
-		failures+=("$2")
-		echo "not ok - $2"
-	fi
-}
-
-# step NAME CMD...: one test whose log goes to build/check-debug/NAME.log
-step()
-{
-	local name=$1 log="$logs/${1//[^A-Za-z0-9._-]/_}.log"
-	shift
-	if "$@" >"$log" 2>&1; then
-		result ok "$name"
-	else
-		result fail "$name"
-		tail -n 25 "$log" | sed 's/^/    /'
-		return 1
-	fi
-}
+. "$repo/tools/lib/check-lib.sh"
 
 finish()
 {
