@@ -66,6 +66,7 @@ static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
     [DBB_OGT_RX_OFF_DROPS] = "rx_off_drops",
     [DBB_OGT_GUEST_ERRORS] = "guest_errors",
     [DBB_OGT_DMA_ERRORS] = "dma_errors",
+    [DBB_OGT_OUTSTANDING_MAX] = "outstanding_max",
 };
 
 static unsigned dbb_ogt_width(void *opaque, unsigned id)

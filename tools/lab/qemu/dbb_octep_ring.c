@@ -93,6 +93,7 @@ static void dbb_octep_out_start(DbbOctepState *s, int q)
     }
     r->out_avail = 0;
     r->out_wr = 0;
+    s->gt[DBB_OGT_OUTSTANDING_MAX][q] = r->out_credit;
     r->seq_written = 0;
     r->seq_acked = 0;
     r->buf_written = 0;
@@ -534,6 +535,7 @@ static void dbb_octep_in_dbell_write(DbbOctepState *s, int q, uint32_t v)
 static void dbb_octep_out_dbell_write(DbbOctepState *s, int q, uint32_t v)
 {
     DbbOctepRing *r = &s->ring[q];
+    uint64_t held;
 
     dbb_octep_gt_add(s, DBB_OGT_OUT_DBELL_WRITES, q, 1);
     if (v == DBELL_CLEAR) {
@@ -546,6 +548,11 @@ static void dbb_octep_out_dbell_write(DbbOctepState *s, int q, uint32_t v)
     }
     dbb_octep_gt_add(s, DBB_OGT_CREDIT_GRANTED, q, v);
     r->out_credit = MIN((uint64_t)r->out_credit + v, UINT32_MAX - 1);
+    /* Only a credit write raises what the block holds; fetches move it. */
+    held = (uint64_t)r->out_credit + r->out_avail;
+    if (held > s->gt[DBB_OGT_OUTSTANDING_MAX][q]) {
+        s->gt[DBB_OGT_OUTSTANDING_MAX][q] = held;
+    }
     /*
      * Credit given once buffers were written returns the oldest of them;
      * more than was written is an advance (an over-grant), not a return.

@@ -80,7 +80,7 @@ GT = ["in_dbell_writes", "in_dbell_noop_writes", "in_instr", "tx_frames",
       "buffers_fetched", "rx_frames", "rx_bytes", "rx_buffers",
       "rx_refused", "laps", "overwritten_unread", "irqs", "fw_requests",
       "heartbeats", "fw_notifications", "rx_off_drops", "guest_errors",
-      "dma_errors"]
+      "dma_errors", "outstanding_max"]
 
 # Guest RAM layout
 IQ_RING = 0x100000                  # 64-byte instructions
@@ -763,6 +763,9 @@ def seed_row(d, ring, wmark, ceiling, frames, want_dbell=None, stops=True):
     else:
         expect(dbell >= wmark and gt["rx_refused"][0] == 0,
                "still going: " + diag)
+    expect(gt["outstanding_max"][0] == ceiling,
+           "outstanding_max %d, want the ceiling: %s"
+           % (gt["outstanding_max"][0], diag))
     expect(gt["credit_now"][0] == dbell and
            gt["credit_fetched"][0] == 16 * fetches and
            gt["buffers_fetched"][0] == 16 * fetches,
