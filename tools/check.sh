@@ -140,6 +140,16 @@ for k in $KERNELS; do
 		--kernel "$k" --modules "$mods"
 done
 
+echo "== octep_fix in the lab (dbb-octep's ground truth; mixed with igc_batch)"
+for k in $KERNELS; do
+	kver=${KVER[$k]}
+	mods=$repo/build/modules/$kver
+	[ -f "$mods/octep_fix.ko" ] || { result fail "octep_fix lab $k: no modules ($mods)"; continue; }
+	tap_run "octep_fix_lab-$k" "octep_fix lab" \
+		python3 tools/lab/tests/octep_fix_lab.py --kernel "$k" \
+		"--modules-$k" "$mods"
+done
+
 for k in $KERNELS_RT; do
 	kver=${KVER[$k]}
 	mods=$repo/build/modules/$kver

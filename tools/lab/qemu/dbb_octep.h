@@ -121,8 +121,7 @@ enum {
     DBB_OGT_RX_OFF_DROPS,           /* 0: no ring enabled, rx/link down */
     DBB_OGT_GUEST_ERRORS,           /* 0: guest programming errors */
     DBB_OGT_DMA_ERRORS,             /* ring: DMA refused (vIOMMU, no RAM) */
-    DBB_OGT_OUTSTANDING_MAX,        /* ring: most credit + fetched buffers
-                                       held at once since the ring reset */
+    DBB_OGT_OUTSTANDING_MAX,        /* ring: most credit + fetched held */
     DBB_OGT_NUM
 };
 #define DBB_OGT_MAX_INDEX           DBB_OCTEP_MAX_VECTORS

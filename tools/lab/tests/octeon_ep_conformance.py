@@ -30,7 +30,6 @@ model's counters instead (upstream never grants more than its ring).
 KTAP on stdout; exit 0 when every check passed.
 """
 
-import json
 import os
 import re
 import sys
@@ -41,59 +40,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
 import labvm  # noqa: E402
 import router  # noqa: E402
 
+from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, MTU,  # noqa: E402
+                   clean, counts_agree, counts_text, fw, loop_boot, no_laps,
+                   offered, qom_set, reopen, router_args)
+
 CONFIG = router.Config("octeon_ep")
-NIC = "dbb-octep,wmark=0x100,hb-miss=5"
-# The firmware's mailbox commands (fw_requests index)
-MTU, MAC, LINK_STATUS, GET_INFO, DEV_REMOVE = 1, 2, 6, 9, 10
 RING = 1024             # upstream's output ring (OCTEP_OQ_MAX_DESCRIPTORS)
 REFILL = 256            # ... and its refill threshold (OCTEP_OQ_REFILL...)
-FETCH = 16              # buffers the SDP fetches at a time
-
-
-def router_args(short, a, out, extra=()):
-    return ["--kernel", short, "--rmem", str(a.rmem), "--qemu", a.qemu,
-            "--smp", str(a.smp), "--out", out, "--rings", "0",
-            "--flows", str(router.TEST_FLOWS),
-            "--gen-args", router.TEST_GEN_ARGS,
-            "--nic-a", NIC, "--nic-b", NIC] + list(extra)
-
-
-def fw(truth, port, cmd):
-    return truth[port]["fw_requests"][cmd]
-
-
-def qom_set(r, dev, prop, value):
-    r.qmp.cmd("qom-set", path="/machine/peripheral/" + dev, property=prop,
-              value=value)
-
-
-def reopen(r, dev):
-    rc, out = r.g("ip link set %s down; ip link set %s up; carrier %s 1 30 "
-                  "|| { echo no carrier; exit 1; }\n" % (dev, dev, dev),
-                  check=False)
-    return rc == 0, out
-
-
-def offered(row):
-    """Frames dbb-gen put on A's wire: the step's and its end markers
-    (which the sink counts apart)."""
-    return row["sent"] + row["markers_sent"]
-
-
-def counts_agree(row):
-    m = row["model"]
-    return (offered(row) == m["A_rx_frames"] == m["B_tx_frames"] and
-            row["forwarded"] == row["sent"] and m["A_rx_dropped"] == 0 and
-            row["stray_frames_out_A"] == 0)
-
-
-def counts_text(row):
-    m = row["model"]
-    return ("generator %d + %d markers, model A rx_frames %d refused %d, "
-            "model B tx_frames %d, sink %d, stray out of A %d"
-            % (row["sent"], row["markers_sent"], m["A_rx_frames"],
-               m["A_rx_dropped"], m["B_tx_frames"], row["forwarded"],
-               row["stray_frames_out_A"]))
 
 
 # ---- the router boot ---------------------------------------------------
@@ -261,18 +214,6 @@ dmesg | grep -iE 'heartbeat' | tail -n 3
     t.check("heartbeat back: the port opens again", ok, out2)
 
 
-def no_laps(t, r, what):
-    """No vIOMMU in these guests: a block that went round the ring would
-    write into pages the driver may have freed, so the model's counters
-    are asserted instead (upstream never grants more than its ring)."""
-    tr = r.truth()
-    laps = {p: (sum(tr[p]["laps"]), sum(tr[p]["overwritten_unread"]))
-            for p in "AB"}
-    t.check("%s: no lap of a ring, no frame overwritten unread" % what,
-            all(v == (0, 0) for v in laps.values()),
-            "(laps, overwritten unread) per port %s" % laps)
-
-
 def unload_checks(t, r, short):
     tr0 = r.truth()
     rc, out = r.g("rmmod octeon_ep && echo @@GONE; ls /sys/class/net\n",
@@ -283,10 +224,7 @@ def unload_checks(t, r, short):
     t.check("rmmod octeon_ep (6.12 tells the firmware: DEV_REMOVE)",
             "@@GONE" in out and removes == want,
             "DEV_REMOVE per port %s, want %s\n%s" % (removes, want, out))
-    ok, ev = r.clean(router.TAINT_OOT_UNSIGNED)
-    t.check("clean: no warning in the kernel log, no taint beyond an "
-            "out-of-tree module, no guest programming error on either "
-            "port", ok, ev)
+    clean(t, r, "router boot")
 
 
 def router_boot(t, short, a):
@@ -309,90 +247,6 @@ def router_boot(t, short, a):
 
 
 # ---- the loop boot -----------------------------------------------------
-
-LOOP_SCRIPT = r"""
-A=%s B=%s
-ip addr flush dev $A
-ip addr add 10.9.0.1/24 dev $A
-ip netns del peer 2>/dev/null
-ip netns add peer
-ip link set $B netns peer
-ip -n peer link set lo up
-ip -n peer addr add 10.9.0.2/24 dev $B
-ip -n peer link set $B up
-in_peer() { ip netns exec peer bash -c "$(declare -f carrier); $*"; }
-carrier $A 1 30 && in_peer carrier $B 1 30 || exit 2
-echo "@@BEGIN ping"; ping -c 5 -W 3 10.9.0.2; echo "@@END ping"
-for t in tcp:-t3 tcpr:-t3_-R udp:-u_-b5M_-t3 udpr:-u_-b5M_-t3_-R; do
-	ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
-	echo "@@BEGIN ${t%%%%:*}"
-	timeout 60 iperf3 -c 10.9.0.2 -J $(echo ${t#*:} | tr _ ' ')
-	echo "@@END ${t%%%%:*}"
-done
-ip link set $A mtu 9000; ip -n peer link set $B mtu 9000
-carrier $A 1 30 && in_peer carrier $B 1 30
-echo "@@BEGIN jumbo"; ping -c 3 -W 3 -s 8000 10.9.0.2; echo "@@END jumbo"
-"""
-
-
-def iperf(sec, key):
-    """A number from iperf3 -J output: TCP bytes received, UDP loss %."""
-    try:
-        end = json.loads(sec)["end"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    if key == "udp":
-        return end.get("sum", {}).get("lost_percent")
-    return end.get("sum_received", {}).get("bytes")
-
-
-def loop_boot(t, short, a):
-    out = labvm.run_dir(a.keep and os.path.join(a.keep, "loop"), short,
-                        "dbb-octep-loop.")
-    ra = router.parse_args(router_args(short, a, out, ["--wire", "loop"]))
-    r = router.Router(ra, [CONFIG], router.our_modules(ra, [CONFIG]))
-    with router.booted(t, r, "loop boot"):
-        r.load(CONFIG)
-        tr0 = r.truth()
-        rc, out = r.g(LOOP_SCRIPT % (r.ifa, r.ifb), timeout=300,
-                      check=False)
-        time.sleep(1)
-        tr1 = r.truth()
-
-        sec = labvm.sections(out)
-
-        def received(name):
-            m = re.search(r"(\d+) packets received", sec.get(name, ""))
-            return int(m.group(1)) if m else None
-
-        t.check("ping across the two ports (A root, B in a netns)",
-                received("ping") == 5, sec.get("ping", out[-1500:]))
-        tcp, tcpr = (iperf(sec.get(k), "tcp") for k in ("tcp", "tcpr"))
-        t.check("TCP both ways (iperf3 3 s each way): data arrives",
-                tcp and tcpr and tcp > 100000 and tcpr > 100000,
-                "received %s and %s bytes" % (tcp, tcpr))
-        udp, udpr = (iperf(sec.get(k), "udp") for k in ("udp", "udpr"))
-        t.check("UDP both ways (iperf3 5 Mb/s, 3 s each way): under 1 % "
-                "lost", udp is not None and udpr is not None and
-                float(udp) < 1.0 and float(udpr) < 1.0,
-                "lost %s %% and %s %%" % (udp, udpr))
-        t.check("jumbo ping (8,000 bytes, MTU 9000 through the firmware)",
-                received("jumbo") == 3, sec.get("jumbo", out[-600:]))
-        d = {p: {k: sum(tr1[p][k]) - sum(tr0[p][k]) for k in (
-            "tx_frames", "rx_frames", "rx_dropped", "rx_off_drops")}
-            for p in "AB"}
-        # what one port put on the wire the other took or counted
-        ok = all(d[s]["tx_frames"] == d[o]["rx_frames"] +
-                 d[o]["rx_dropped"] + d[o]["rx_off_drops"]
-                 for s, o in (("A", "B"), ("B", "A")))
-        t.check("model: every frame one port sent, the other received "
-                "(or counted as refused)", ok and rc == 0,
-                "rc %d; %s" % (rc, d))
-        no_laps(t, r, "loop boot")
-        ok, ev = r.clean(router.TAINT_OOT_UNSIGNED)
-        t.check("clean after the loop tests", ok, ev)
-    return ra.out
-
 
 # ---- one igc port, one octep port -----------------------------------------
 
@@ -419,8 +273,7 @@ def mixed_boot(t, short, a):
                 counts_agree(row) and out.split() == [
                     "driver:", "igc", "driver:", "octeon_ep"],
                 counts_text(row) + "\n" + out)
-        ok, ev = r.clean(router.TAINT_OOT_UNSIGNED)
-        t.check("clean after the igc + octep boot", ok, ev)
+        clean(t, r, "igc + octep boot")
     return ra.out
 
 
@@ -432,7 +285,7 @@ def main():
     a.qemu = labvm.qemu_binary(a.qemu)
     return labvm.run_per_kernel(a, lambda t, short: [
         t.boot(lambda: router_boot(t, short, a)),
-        t.boot(lambda: loop_boot(t, short, a)),
+        t.boot(lambda: loop_boot(t, short, a, CONFIG)),
         t.boot(lambda: mixed_boot(t, short, a))])
 
 

@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""octep_fix_lab.py: octep_fix on the dbb-octep model, driven from the lab.
+
+    tools/lab/tests/octep_fix_lab.py [--kernel 6.1|6.12 ...] --modules-6.1 DIR
+        --modules-6.12 DIR [--keep DIR] [--qemu PATH]
+
+Our Octeon CN9K driver (drivers/net/ethernet/marvell/octep_fix/) in the
+lab router (tools/lab/router.py): dbb-gen -> port A -> the guest -> port
+B -> dbb-sink, both ports dbb-octep.  Every doorbell and credit figure is
+the model's ground truth; the driver's ethtool -S counters are checked
+against it.  EMULATED (QEMU TCG): thresholds are ratios of counts.
+
+Router boot, both ports at the stock watermark 0x100:
+  bad oq_wmark refused at load with a message; probe; the grant at open
+  is exactly ring + wmark - 16 on every ring;
+  doorbells: one input doorbell write per forwarded packet with batching
+  off at a low rate, at most 0.05 batched at a saturating rate, the
+  output (credit) doorbell the same, zero writes that announce nothing,
+  ethtool -S == model; XDP_REDIRECT forwarding;
+  a full ring (servicing held by the quiesce knob, one flow): the block
+  uses every buffer of the ring and refuses the rest, nothing lost
+  otherwise, nothing read out of order; the page's test (numbered
+  datagrams, three holds of 100 ms): no datagram behind a higher one,
+  oq_lapped 0, no resync;
+  a ring starved on purpose (credit ceiling under the watermark) delivers
+  nothing, and has credit again within 0.25 s of the ceiling restored;
+  watermark 0x400 on the model and the driver: the same full-ring
+  figures, no stall (upstream stops after 16 frames there);
+  mismatch, driver 0x100 on 0x400 firmware: only ring - 0x300 buffers
+  used, nothing lost or reordered; driver 0x400 on 0x100 firmware: the
+  block laps the ring, the driver says so once, falls back to 0x100 and
+  restarts its rings, after which a full ring does not lap;
+  bad ring sizes refused, nothing changed; heartbeat loss takes the port
+  down and back; a firmware that answers late or not at all keeps the
+  port down until it answers; rmmod under traffic.
+Loop boot (A wired to B, B in a netns): ping, TCP and UDP both ways
+  (iperf3), a jumbo ping at MTU 9000 through the firmware.
+Mixed boots: an igc_batch port (dbb-igc) and an octep_fix port, each way:
+  stack and XDP_REDIRECT forwarding, and batching across the two drivers
+  (the receive pass of one holds the other's doorbell).
+
+KTAP on stdout; exit 0 when every check passed.
+"""
+
+import os
+import re
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+import labvm  # noqa: E402
+import router  # noqa: E402
+from octep import (FETCH, GET_INFO, MAC, clean, counts_agree,  # noqa: E402
+                   counts_text, fw, loop_boot, no_laps, offered, qom_set,
+                   router_args)
+
+OFF = router.Config("octep_fix", "tx_db_batched=0", label="octep_fix off")
+ON = router.Config("octep_fix", label="octep_fix batched")
+RING = 1024                 # octep_fix's default rings
+LOW_RATE, LOW_COUNT = 2000, 4000
+SAT_RATE, SAT_SECONDS = 120000, 2
+BATCHED_MAX = 0.05          # doorbell writes per packet at saturation
+HOLD_RATE = 20000           # one flow into one ring while it is held
+HOLD_MS = 1500
+STARVE_CEILING = 0x80       # under the 0x100 watermark
+
+
+def dbg(dev):
+    """Guest path of octep_fix's debugfs directory for DEV."""
+    return ("/sys/kernel/debug/octep_fix/"
+            "$(basename $(readlink /sys/class/net/%s/device))" % dev)
+
+
+def grant(wmark, ring=RING):
+    return ring + wmark - FETCH
+
+
+def granted(tr, port, queues, want):
+    """The rings PORT's driver started (QUEUES of the model's) were each
+    given WANT at once, at most; the others nothing."""
+    omax = tr[port]["outstanding_max"]
+    return bool(queues) and (sorted(omax, reverse=True)[:queues] ==
+                             [want] * queues and
+                             sum(x > 0 for x in omax) == queues)
+
+
+def stat_sum(stats, port, suffix):
+    """Sum of PORT's per-ring ethtool -S counters named *_SUFFIX."""
+    return sum(v for k, v in stats[port].items()
+               if re.fullmatch(r"(tx|rx)_?q?\d+_" + suffix, k))
+
+
+def stat_delta(s0, s1, port, suffix):
+    return stat_sum(s1, port, suffix) - stat_sum(s0, port, suffix)
+
+
+def set_wmark(r, dev, wmark):
+    """The driver's watermark through debugfs (the port restarts its
+    rings), then the carrier."""
+    return r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null\n"
+               "echo %#x >%s/oq_wmark && carrier %s 1 30\n"
+               % (wmark, dbg(dev), dev), check=False)
+
+
+def busy_ring(tr, port="A"):
+    """The output ring one flow went to: the one with frames."""
+    rx = tr[port]["rx_frames"]
+    return rx.index(max(rx))
+
+
+# ---- bad input at load --------------------------------------------------
+
+def bad_params(t, r):
+    for val in ("0x123", "0x8000", "x"):
+        rc, out = r.g("""
+dmesg -C
+modprobe octep_fix oq_wmark=%s; echo "@@RC $?"
+[ -d /sys/module/octep_fix ] && echo @@LOADED
+dmesg | grep -i oq_wmark
+""" % val, check=False)
+        t.check("modprobe octep_fix oq_wmark=%s is refused with a message "
+                "naming the value and what is accepted" % val,
+                "@@RC 0" not in out and "@@LOADED" not in out and
+                re.search(r"'?%s'?.*(multiple of 16|such as 0x100)"
+                          % re.escape(val), out), out)
+
+
+# ---- the router boot ---------------------------------------------------
+
+def probe_checks(t, r, load_out):
+    tr = r.truth()
+    rc, out = r.g("""
+for d in %s %s; do echo "@@DRV $d $(ethtool -i $d | sed -n 's/^driver: //p')"; done
+""" % (r.ifa, r.ifb), check=False)
+    drv = re.findall(r"@@DRV \S+ (\S*)", out)
+    t.check("probe: both ports bound by octep_fix (GET_INFO and GET_MAC "
+            "asked), carrier up",
+            drv == ["octep_fix", "octep_fix"] and
+            all(fw(tr, p, MAC) >= 1 and fw(tr, p, GET_INFO) >= 1
+                for p in "AB"), "drivers %s\n%s" % (drv, load_out))
+    omax = {p: tr[p]["outstanding_max"] for p in "AB"}
+    t.check("the grant at open: each of the %s rings in use is given "
+            "exactly ring + wmark - 16 = %d (the model's most credit held)"
+            % (r.queues_now, grant(0x100)),
+            all(granted(tr, p, r.queues_now, grant(0x100)) for p in "AB"),
+            "outstanding_max per port and ring %s" % omax)
+
+
+def doorbell_checks(t, r, cfg, rate, count):
+    """One stack step: (row, ok, evidence) for ethtool -S == model."""
+    e0 = r.ethtool_stats()
+    row = r.step(cfg, "stack", rate, count)
+    e1 = r.ethtool_stats()
+    m = row["model"]
+    pairs = {"B in_dbell_writes": (stat_delta(e0, e1, "B", "in_dbell_writes"),
+                                   m["B_tdt_writes"]),
+             "A out_dbell_writes": (stat_delta(e0, e1, "A",
+                                               "out_dbell_writes"),
+                                    m["A_rdt_writes"])}
+    ok = all(a == b for a, b in pairs.values())
+    return row, ok, "ethtool -S vs model %s" % pairs
+
+
+def noop_writes(row):
+    m = row["model"]
+    return sum(m[p + "_" + k] for p in "AB"
+               for k in ("tdt_noop_writes", "rdt_noop_writes"))
+
+
+def policy_checks(t, r):
+    r.load(OFF)
+    r.mode_setup("stack")
+    row, ok, why = doorbell_checks(t, r, OFF, LOW_RATE, LOW_COUNT)
+    t.check("batching off: stack forwarding at %d pps: lossless, in order, "
+            "model == generator == sink" % LOW_RATE,
+            counts_agree(row) and row["reordered"] == 0, counts_text(row))
+    tdt = row["tdt_per_fwd"] or 0
+    t.check("batching off, low rate: 1.00 input doorbell writes per "
+            "forwarded packet (%.4f), none that announces nothing, ethtool "
+            "-S == model" % tdt, 0.95 <= tdt <= 1.0 and
+            noop_writes(row) == 0 and ok, why)
+    r.mode_teardown("stack")
+
+    r.load(ON)
+    r.mode_setup("stack")
+    row, ok, why = doorbell_checks(t, r, ON, LOW_RATE, LOW_COUNT)
+    t.check("batched: stack forwarding at %d pps: lossless, in order, model "
+            "== generator == sink, ethtool -S == model" % LOW_RATE,
+            counts_agree(row) and row["reordered"] == 0 and ok,
+            counts_text(row) + "; " + why)
+    e0 = r.ethtool_stats()
+    row, ok, why = doorbell_checks(t, r, ON, SAT_RATE, SAT_RATE * SAT_SECONDS)
+    e1 = r.ethtool_stats()
+    tdt, rdt = row["tdt_per_fwd"] or 0, row["rdt_per_rx"] or 0
+    held = stat_delta(e0, e1, "B", "db_held")
+    t.check("batched, %d pps offered (%d forwarded, %d refused by A, CPUs "
+            "%s%% busy): input doorbell writes per forwarded packet %.4f "
+            "and credit writes per received packet %.4f, both <= %.2f"
+            % (SAT_RATE, row["model"]["B_tx_frames"],
+               row["model"]["A_rx_dropped"], row["cpu_busy_pct"], tdt, rdt,
+               BATCHED_MAX), 0 < tdt <= BATCHED_MAX and
+            0 < rdt <= BATCHED_MAX and held > 0,
+            "db_held +%d; %s" % (held, counts_text(row)))
+    t.check("batched, saturated: zero doorbell writes that announce "
+            "nothing, ethtool -S == model", noop_writes(row) == 0 and ok,
+            why)
+    r.mode_teardown("stack")
+    r.mode_setup("xdp")
+    row = r.step(ON, "xdp", LOW_RATE, LOW_COUNT)
+    t.check("XDP_REDIRECT A -> B (native XDP, ndo_xdp_xmit) at %d pps: "
+            "lossless, in order, model == generator == sink" % LOW_RATE,
+            counts_agree(row) and row["reordered"] == 0, counts_text(row))
+    r.mode_teardown("xdp")
+
+
+def held_step(r, hold_ms, rate, count, at=0.3, holds=1, gap=0.4):
+    """A one-flow stack step with port A's servicing held (quiesce_ms)
+    HOLDS times for HOLD_MS, the first AT seconds after the guest got the
+    schedule.  The model's truth is read in the middle of the first hold.
+    Returns (row, truth in the hold, the holds' output)."""
+    sched = "; ".join(["sleep %s; echo %d >%s/quiesce_ms && echo @@HELD"
+                       % (at if i == 0 else gap, hold_ms, dbg(r.ifa))
+                       for i in range(holds)])
+    r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null\n"
+        "rm -f /tmp/hold.out; (%s) >/tmp/hold.out 2>&1 &\n" % sched)
+    seen = []
+    tm = threading.Timer(at + hold_ms / 2000.0,
+                         lambda: seen.append(r.truth()))
+    tm.start()
+    try:
+        row = r.step(ON, "stack", rate, count, flows=1)
+    finally:
+        tm.join()
+    _, out = r.g("wait; sleep 0.2; cat /tmp/hold.out\n", check=False)
+    return row, seen[0] if seen else None, out
+
+
+def lost_only_refused(row):
+    """Every frame the sink missed is one port A refused (ring full):
+    the model took in what it did not refuse and sent all of it."""
+    m = row["model"]
+    return (row["sent"] - row["forwarded"] == m["A_rx_dropped"] and
+            m["A_rx_frames"] + m["A_rx_dropped"] == offered(row) and
+            m["A_rx_frames"] == m["B_tx_frames"] and
+            row["stray_frames_out_A"] == 0)
+
+
+def full_ring(t, r, what, wmark_fw, wmark_drv):
+    """Hold A's servicing with one flow arriving: the ring fills.  In
+    the hold the block has used grant - credit_now buffers."""
+    e0 = r.ethtool_stats()
+    row, mid, out = held_step(r, HOLD_MS, HOLD_RATE,
+                              HOLD_RATE * (HOLD_MS + 700) // 1000)
+    e1 = r.ethtool_stats()
+    if mid is None:
+        t.check("%s: truth read in the hold" % what, False, out)
+        return None
+    q = busy_ring(mid)
+    credit = mid["A"]["credit_now"][q]
+    used = grant(wmark_drv) - credit
+    want = min(RING, RING - (wmark_fw - wmark_drv))
+    m = row["model"]
+    lapped = stat_delta(e0, e1, "A", "oq_lapped")
+    resync = stat_delta(e0, e1, "A", "resyncs")
+    # Fetches are of 16: the block stops at the first credit under its
+    # watermark, so a full ring has WANT - 15 to WANT buffers in use
+    # (credit returned for fewer than 16 read cannot be fetched yet).
+    ok = (wmark_fw - FETCH <= credit < wmark_fw and
+          want - FETCH < used <= want)
+    return {"row": row, "used": used, "want": want, "ring": q, "ok": ok,
+            "credit": mid["A"]["credit_now"][q], "lapped": lapped,
+            "resyncs": resync, "held": "@@HELD" in out,
+            "text": "ring %d: credit in the hold %d, so %d buffers in use "
+                    "(want %d - 15 to %d); refused %d; oq_lapped +%d "
+                    "resyncs +%d; %s"
+                    % (q, credit, used, want, want,
+                       m["A_rx_dropped"], lapped, resync, counts_text(row))}
+
+
+def ring_checks(t, r, wmark, label):
+    f = full_ring(t, r, label, wmark, wmark)
+    if not f:
+        return
+    row = f["row"]
+    t.check("%s, a full ring (servicing held %d ms, one flow at %d pps): "
+            "the block stops only at the watermark, with the %d buffers of "
+            "the ring in use (less what is not a whole fetch), and refuses "
+            "the rest" % (label, HOLD_MS, HOLD_RATE, RING),
+            f["held"] and f["ok"] and row["model"]["A_rx_dropped"] > 0,
+            f["text"])
+    t.check("%s, after the hold: nothing lost but what the model refused, "
+            "nothing read out of order, oq_lapped 0, no resync" % label,
+            lost_only_refused(row) and row["reordered"] == 0 and
+            f["lapped"] == 0 and f["resyncs"] == 0, f["text"])
+
+
+def quiesce_page_test(t, r):
+    """The page's test: numbered datagrams at a steady rate, the ring's
+    servicing held 100 ms three times."""
+    e0 = r.ethtool_stats()
+    row, _, out = held_step(r, 100, HOLD_RATE, HOLD_RATE * 2, at=0.3,
+                            holds=3)
+    e1 = r.ethtool_stats()
+    m = row["model"]
+    lapped = stat_delta(e0, e1, "A", "oq_lapped")
+    resync = stat_delta(e0, e1, "A", "resyncs")
+    t.check("quiesce held 100 ms three times under %d pps of numbered "
+            "datagrams: none behind a higher number, oq_lapped 0, no "
+            "resync; every one missing was refused by the model"
+            % HOLD_RATE, out.count("@@HELD") == 3 and
+            row["reordered"] == 0 and lapped == 0 and resync == 0 and
+            lost_only_refused(row),
+            "holds %d; refused %d; oq_lapped +%d resyncs +%d; %s"
+            % (out.count("@@HELD"), m["A_rx_dropped"], lapped, resync,
+               counts_text(row)))
+
+
+def starve_checks(t, r):
+    """The credit ceiling lowered under the watermark: the block uses
+    what it holds, then fetches no more; restored, credit flows again."""
+    D = dbg(r.ifa)
+    r.g("echo %d >%s/oq_ceiling\n" % (STARVE_CEILING, D))
+    r0 = r.step(ON, "stack", LOW_RATE, 2 * RING + 500, flows=1)
+    r1 = r.step(ON, "stack", LOW_RATE, 1000, flows=1)
+    tr = r.truth()
+    q = busy_ring(tr)
+    t.check("starved (ceiling %#x under the 0x100 watermark): the ring "
+            "delivers what the block held, then nothing: every frame of "
+            "the next step refused" % STARVE_CEILING,
+            0 < r0["forwarded"] <= RING and r1["forwarded"] == 0 and
+            r1["model"]["A_rx_dropped"] == offered(r1),
+            "delivered %d then %d; refused %d of %d; credit now %s"
+            % (r0["forwarded"], r1["forwarded"], r1["model"]["A_rx_dropped"],
+               offered(r1), tr["A"]["credit_now"]))
+    r.g("echo 0 >%s/oq_ceiling; sleep 0.25\n" % D)
+    tr = r.truth()
+    t.check("starved ring restored (ceiling 0): within 0.25 s its credit is "
+            "at the watermark again (the block can fetch)",
+            tr["A"]["credit_now"][q] >= 0x100,
+            "ring %d credit now %d" % (q, tr["A"]["credit_now"][q]))
+    r2 = r.step(ON, "stack", LOW_RATE, LOW_COUNT, flows=1)
+    t.check("after the starve: forwarding lossless and in order",
+            counts_agree(r2) and r2["reordered"] == 0, counts_text(r2))
+
+
+def wmark_0x400(t, r):
+    qom_set(r, "nicA", "wmark", 0x400)
+    rc, out = set_wmark(r, r.ifa, 0x400)
+    tr = r.truth()
+    t.check("watermark 0x400 on the firmware and the driver (debugfs): "
+            "the rings restart with a grant of ring + 0x400 - 16 = %d"
+            % grant(0x400), rc == 0 and
+            granted(tr, "A", r.queues_now, grant(0x400)),
+            "outstanding_max %s\n%s" % (tr["A"]["outstanding_max"], out))
+    row = r.step(ON, "stack", LOW_RATE, LOW_COUNT, flows=1)
+    t.check("0x400: one flow forwards lossless and in order, no stall "
+            "(upstream octeon_ep takes 16 frames here, then none)",
+            counts_agree(row) and row["reordered"] == 0, counts_text(row))
+    ring_checks(t, r, 0x400, "0x400")
+
+
+def mismatch_low(t, r):
+    """Driver 0x100 on 0x400 firmware: the block stops 0x300 early."""
+    rc, out = set_wmark(r, r.ifa, 0x100)
+    f = full_ring(t, r, "driver 0x100 on 0x400 firmware", 0x400, 0x100)
+    if not f:
+        return
+    t.check("driver 0x100 on 0x400 firmware: a full ring uses only ring - "
+            "0x300 = %d buffers, nothing lost but what was refused, "
+            "nothing reordered, no lap" % (RING - 0x300),
+            rc == 0 and f["ok"] and
+            lost_only_refused(f["row"]) and f["row"]["reordered"] == 0 and
+            f["lapped"] == 0, f["text"])
+
+
+def mismatch_high(t, r):
+    """Driver 0x400 on 0x100 firmware: over-granted by 0x300."""
+    qom_set(r, "nicA", "wmark", 0x100)
+    rc, out = set_wmark(r, r.ifa, 0x400)
+    tr0 = r.truth()
+    e0 = r.ethtool_stats()
+    f = full_ring(t, r, "driver 0x400 on 0x100 firmware", 0x100, 0x400)
+    time.sleep(1)
+    _, msg = r.g("carrier %s 1 30; dmesg | grep -c 'above the firmware' ; "
+                 "dmesg | grep 'above the firmware' | tail -n 1\n" % r.ifa,
+                 check=False)
+    e1 = r.ethtool_stats()
+    tr1 = r.truth()
+    laps = sum(tr1["A"]["laps"]) - sum(tr0["A"]["laps"])
+    restarts = e1["A"].get("ring_restarts", 0) - e0["A"].get(
+        "ring_restarts", 0)
+    t.check("driver 0x400 on 0x100 firmware (the over-grant): the block "
+            "laps the ring in the hold, as documented; the driver says so "
+            "once, falls back to 0x100 (oq_wmark_effective) and restarts "
+            "its rings", f is not None and rc == 0 and laps > 0 and
+            msg.split("\n")[0].strip() == "1" and restarts >= 1 and
+            e1["A"].get("oq_wmark_effective") == 0x100,
+            "model laps +%d; ring_restarts +%d; oq_wmark_effective %s; "
+            "%s\n%s" % (laps, restarts, e1["A"].get("oq_wmark_effective"),
+                        f and f["text"], msg))
+    if f is None:
+        return
+    tr0 = r.truth()
+    g = full_ring(t, r, "after the fall-back", 0x100, 0x100)
+    tr1 = r.truth()
+    laps = sum(tr1["A"]["laps"]) - sum(tr0["A"]["laps"])
+    t.check("after the fall-back: a full ring has the ring's %d buffers "
+            "in use and no more (no lap), nothing read out of order" % RING,
+            g is not None and g["ok"] and laps == 0 and
+            g["row"]["reordered"] == 0, g and g["text"])
+    set_wmark(r, r.ifa, 0x100)
+
+
+def ring_size_checks(t, r):
+    for val in (1000, 32):
+        rc, out = r.g("""
+ethtool -G %s rx %d 2>&1; echo "@@RC $?"
+ethtool -g %s | sed -n '/Current/,$p' | grep -E '^RX:'
+dmesg | grep 'rx ring' | tail -n 1
+""" % (r.ifa, val, r.ifa), check=False)
+        t.check("ethtool -G rx %d (not a whole number of fetches, or under "
+                "64) is refused with a message, the ring stays %d"
+                % (val, RING), "@@RC 0" not in out and
+                re.search(r"RX:\s*%d" % RING, out) and
+                "multiple of 16" in out, out)
+    rc, out = r.g("ethtool -G %s rx 512 && carrier %s 1 30\n"
+                  % (r.ifa, r.ifa), check=False)
+    tr = r.truth()
+    t.check("ethtool -G rx 512: the rings restart with a grant of 512 + "
+            "0x100 - 16", rc == 0 and granted(tr, "A", r.queues_now,
+                                                grant(0x100, 512)),
+            "outstanding_max %s\n%s" % (tr["A"]["outstanding_max"], out))
+    row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
+    t.check("ring 512: forwarding lossless", counts_agree(row),
+            counts_text(row))
+    r.g("ethtool -G %s rx %d && carrier %s 1 30\n" % (r.ifa, RING, r.ifa))
+
+
+def heartbeat_checks(t, r):
+    e0 = r.ethtool_stats()
+    qom_set(r, "nicA", "fw-heartbeat", False)
+    rc_down, out = r.g("carrier %s 0 20; echo \"@@DOWN $?\"; dmesg | grep -i "
+                       "heartbeat | tail -n 2\n" % r.ifa, check=False)
+    qom_set(r, "nicA", "fw-heartbeat", True)
+    rc_up, out2 = r.g("carrier %s 1 30\n" % r.ifa, check=False)
+    e1 = r.ethtool_stats()
+    lost = e1["A"].get("fw_heartbeat_lost", 0) - e0["A"].get(
+        "fw_heartbeat_lost", 0)
+    t.check("heartbeat stopped: the port goes down with a message "
+            "(fw_heartbeat_lost +1); back: the carrier returns",
+            "@@DOWN 0" in out and rc_up == 0 and lost == 1 and
+            "heartbeat" in out.lower(), "lost +%d\n%s" % (lost, out))
+    row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
+    t.check("after the heartbeat came back: forwarding lossless",
+            counts_agree(row), counts_text(row))
+
+
+def firmware_checks(t, r):
+    """A firmware that answers after the driver stopped waiting (800 ms
+    against its 500 ms), then one that does not answer: port A reopened
+    under each stays down, counting timeouts; once the firmware answers
+    again the port comes up by itself and forwards."""
+    for prop, bad, good, what in (
+            ("fw-delay-ms", 800, 0, "answers 800 ms late"),
+            ("fw-silent", True, False, "does not answer")):
+        e0 = r.ethtool_stats()
+        qom_set(r, "nicA", prop, bad)
+        rc, out = r.g("""
+ip link set %s down; ip link set %s up; echo "@@UP $?"; sleep 3
+echo "@@CARRIER $(cat /sys/class/net/%s/carrier)"
+""" % ((r.ifa,) * 3), check=False)
+        e1 = r.ethtool_stats()
+        qom_set(r, "nicA", prop, good)
+        rc2, out2 = r.g("carrier %s 1 30 && echo @@BACK; dmesg | grep -iE "
+                        "'firmware|mailbox' | tail -n 3\n" % r.ifa,
+                        check=False)
+        timeouts = e1["A"].get("fw_mbox_timeouts", 0) - e0["A"].get(
+            "fw_mbox_timeouts", 0)
+        row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
+        t.check("firmware that %s: port A opened under it stays without "
+                "carrier and counts mailbox timeouts (+%d); when the "
+                "firmware answers again it comes up by itself and forwards "
+                "lossless" % (what, timeouts),
+                "@@CARRIER 0" in out and timeouts > 0 and "@@BACK" in out2
+                and counts_agree(row),
+                "%s\n%s\n%s" % (out, out2, counts_text(row)))
+
+
+def rmmod_under_traffic(t, r):
+    r.mode_setup("stack")
+    gen = r.gen_background(20000, 200000)
+    time.sleep(1)
+    rc, out = r.g("rmmod octep_fix && echo @@GONE; ls /sys/class/net\n",
+                  check=False)
+    gen.kill()
+    gen.wait()
+    t.check("rmmod octep_fix while forwarding 20,000 pps: succeeds",
+            "@@GONE" in out, out)
+
+
+def router_boot(t, short, a):
+    out = labvm.run_dir(a.keep and os.path.join(a.keep, "router"), short,
+                        "dbb-octf-lab.")
+    ra = router.parse_args(router_args(short, a, out) + [
+        "--modules", a.mods[short]])
+    r = router.Router(ra, [OFF, ON], router.our_modules(ra, [OFF, ON]))
+    with router.booted(t, r, "router boot"):
+        bad_params(t, r)
+        probe_checks(t, r, r.load(ON))
+        policy_checks(t, r)
+        r.mode_setup("stack")
+        ring_checks(t, r, 0x100, "0x100")
+        quiesce_page_test(t, r)
+        starve_checks(t, r)
+        no_laps(t, r, "0x100, holds and starve")
+        wmark_0x400(t, r)
+        mismatch_low(t, r)
+        mismatch_high(t, r)
+        ring_size_checks(t, r)
+        heartbeat_checks(t, r)
+        firmware_checks(t, r)
+        r.mode_teardown("stack")
+        rmmod_under_traffic(t, r)
+        clean(t, r, "router boot")
+    return ra.out
+
+
+# ---- an igc_batch port and an octep_fix port ------------------------------
+
+def mixed_boot(t, short, a, octep_in):
+    """igc_batch on dbb-igc, octep_fix on dbb-octep: A -> B one way in
+    this boot (OCTEP_IN: the octep port receives)."""
+    name = "octep_fix -> igc_batch" if octep_in else \
+        "igc_batch -> octep_fix"
+    cfg = router.Config("octep_fix+igc_batch" if octep_in else
+                        "igc_batch+octep_fix", label=name)
+    out = labvm.run_dir(a.keep and os.path.join(
+        a.keep, "mixed-%d" % octep_in), short, "dbb-octf-mixed.")
+    args = router_args(short, a, out) + ["--modules", a.mods[short]]
+    args[args.index("--nic-b" if octep_in else "--nic-a") + 1] = "dbb-igc"
+    ra = router.parse_args(args)
+    r = router.Router(ra, [cfg], router.our_modules(ra, [cfg]))
+    with router.booted(t, r, name + " boot"):
+        r.load(cfg)
+        r.mode_setup("stack")
+        row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
+        t.check("%s, stack: lossless, in order, model == generator == sink"
+                % name, counts_agree(row) and row["reordered"] == 0,
+                counts_text(row))
+        e0 = r.ethtool_stats()
+        row = r.step(cfg, "stack", SAT_RATE, SAT_RATE * SAT_SECONDS)
+        e1 = r.ethtool_stats()
+        held = stat_delta(e0, e1, "B", "db_held")
+        tdt = row["tdt_per_fwd"] or 0
+        t.check("%s, stack at %d pps offered: the receive pass of one "
+                "driver holds the other's TX doorbell (B db_held +%d), "
+                "%.4f TX doorbell writes per forwarded packet <= %.2f, none "
+                "that announces nothing" % (name, SAT_RATE, held, tdt,
+                                            BATCHED_MAX),
+                held > 0 and 0 < tdt <= BATCHED_MAX and
+                row["model"]["B_tdt_noop_writes"] == 0, counts_text(row))
+        r.mode_teardown("stack")
+        r.mode_setup("xdp")
+        row = r.step(cfg, "xdp", LOW_RATE, LOW_COUNT)
+        t.check("%s, XDP_REDIRECT: lossless, in order, model == generator "
+                "== sink" % name, counts_agree(row) and
+                row["reordered"] == 0, counts_text(row))
+        r.mode_teardown("xdp")
+        no_laps(t, r, name, ports="A" if octep_in else "B")
+        clean(t, r, name)
+    return ra.out
+
+
+def main():
+    ap = labvm.test_args(__doc__.splitlines()[0])
+    ap.add_argument("--keep", help="keep the run directories in DIR")
+    ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--modules-6.1", dest="modules_6_1",
+                    help="our *.ko for 6.1 (tools/lab/build-modules.sh)")
+    ap.add_argument("--modules-6.12", dest="modules_6_12",
+                    help="our *.ko for 6.12")
+    ap.add_argument("--modules-6.12-debug", dest="modules_6_12_debug",
+                    help="our *.ko for the lab's debug kernel")
+    a = ap.parse_args()
+    a.qemu = labvm.qemu_binary(a.qemu)
+    a.mods = {"6.1": a.modules_6_1, "6.12": a.modules_6_12,
+              "6.12-debug": a.modules_6_12_debug}
+    for short in a.kernel or ["6.1", "6.12"]:
+        if not a.mods.get(short):
+            ap.error("--modules-%s is needed" % short)
+    return labvm.run_per_kernel(a, lambda t, short: [
+        t.boot(lambda: router_boot(t, short, a)),
+        t.boot(lambda: loop_boot(t, short, a, ON,
+                                 ["--modules", a.mods[short]])),
+        t.boot(lambda: mixed_boot(t, short, a, False)),
+        t.boot(lambda: mixed_boot(t, short, a, True))])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
