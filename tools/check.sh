@@ -89,6 +89,9 @@ if step "qemu: build QEMU 7.2 with dbb-igc and dbb-octep" tools/lab/qemu/build.s
 		# QEMU 7.2 multi-threaded TCG's int3: the lab's accelerator avoids it
 		tap_run "tcg_text_poke-$k" "tcg text poke" \
 			python3 tools/lab/tests/tcg_text_poke.py --kernel "$k" --seconds 30
+		# QEMU 7.2's CMPXCHG8B/16B flags: the fix in qemu/patches holds
+		tap_run "tcg_cmpxchg-$k" "tcg cmpxchg" \
+			python3 tools/lab/tests/tcg_cmpxchg.py --kernel "$k"
 		# Upstream octeon_ep on dbb-octep: conformance, the seed's stall
 		tap_run "octeon_ep-$k" "octeon_ep conformance" \
 			python3 tools/lab/tests/octeon_ep_conformance.py --kernel "$k"

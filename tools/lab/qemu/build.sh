@@ -7,8 +7,8 @@
 #   LAB_QEMU=$(tools/lab/qemu/build.sh | tail -n1)
 #
 # Result: $CACHE/qemu/<hash>/qemu-system-x86_64 (+ libinsn.so next to it),
-# where <hash> is a sha256 over this script and the model sources
-# (tools/lab/qemu/dbb_*.[ch]).  A cached entry makes this a no-op that
+# where <hash> is a sha256 over this script, the model sources
+# (tools/lab/qemu/dbb_*.[ch]) and our fixes to QEMU (patches/*.diff).  A cached entry makes this a no-op that
 # returns in well under a second.  A new entry is assembled in a temp dir
 # and renamed into place, so an interrupted build never leaves a half-built
 # entry that a later run would trust.
@@ -45,12 +45,14 @@ export LC_ALL=C
 shopt -s nullglob
 MODEL_C=("$HERE"/dbb_*.c)
 MODEL_H=("$HERE"/dbb_*.h)
+# Fixes to QEMU 7.2 itself the lab needs (each says why at its top)
+PATCHES=("$HERE"/patches/*.diff)
 shopt -u nullglob
 [ ${#MODEL_C[@]} -gt 0 ] || die "no model sources (dbb_*.c) in $HERE"
 
 hash=$({
 	cat "$HERE/build.sh"
-	for f in "${MODEL_C[@]}" "${MODEL_H[@]}"; do
+	for f in "${MODEL_C[@]}" "${MODEL_H[@]}" "${PATCHES[@]}"; do
 		echo "== ${f##*/}"
 		cat "$f"
 	done
@@ -167,6 +169,15 @@ src=$work/src
 # A work tree configured before a model existed gets its symbol here;
 # meson re-reads Kconfig on the next ninja run.
 add_kconfig "$src"
+
+# Our fixes to QEMU, each applied once (a work tree is reused).
+for p in "${PATCHES[@]}"; do
+	if (cd "$src" && patch -p1 -R --dry-run -s -f <"$p" >/dev/null 2>&1); then
+		continue
+	fi
+	(cd "$src" && patch -p1 -N -s <"$p") || die "cannot apply ${p##*/} to QEMU's source"
+	log "applied ${p##*/}"
+done
 
 # Copy the model in (only files that changed, to keep ninja incremental)
 # and list its .c files in hw/net/meson.build.  dbb_truth.c (the ground

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""tcg_cmpxchg.py: CMPXCHG8B/16B keep the flags they must, in the lab's QEMU.
+
+    tools/lab/tests/tcg_cmpxchg.py [--kernel 6.1|6.12 ...] [--qemu PATH]
+        [--accel A]
+
+QEMU 7.2's TCG computed the flags around CMPXCHG8B and CMPXCHG16B from a
+stale cc_op: CF, PF, AF, SF and OF came out garbled where only ZF may
+change, and with a stale CC_OP_EFLAGS the whole of EFLAGS, TF included.
+SLUB's this_cpu_cmpxchg16b fast path then died of a #DB and a double
+fault in the lab's KASAN kernel.  The lab's QEMU carries the fix
+(tools/lab/qemu/patches/tcg-i386-cmpxchg-cc-op.diff).  This test builds
+tcg_cmpxchg.c static, runs it in a guest (one vCPU), and checks that CF
+set right before each instruction survives it on every try; against an
+unpatched QEMU 7.2 (--qemu) it fails on every try.  TAP; exit 0 when
+every check passed.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import labvm  # noqa: E402
+
+INIT = """#!/bin/sh
+mount -t proc proc /proc
+mount -t devtmpfs devtmpfs /dev
+/usr/bin/tcg_cmpxchg >/dev/ttyS0 2>&1
+echo "@@RC $?" >/dev/ttyS0
+poweroff -f
+"""
+
+
+def run(short, a, work):
+    kver = labvm.kernel_release(short)
+    binary = os.path.join(work, "tcg_cmpxchg")
+    subprocess.run(["gcc", "-O2", "-Wall", "-static", "-o", binary,
+                    os.path.join(HERE, "tcg_cmpxchg.c")], check=True)
+    initrd = os.path.join(work, "initramfs.cpio.gz")
+    vmlinuz = labvm.build_initramfs(kver, initrd, INIT, kmods=(),
+                                    files={"/usr/bin/tcg_cmpxchg": binary})
+    console = os.path.join(work, "console.log")
+    cmd = labvm.qemu_cmd(a.qemu, a.accel, vmlinuz, initrd, console,
+                         os.path.join(work, "qmp.sock"), mem=512,
+                         smp=1) + ["-nic", "none"]
+    subprocess.run(cmd, timeout=300, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.STDOUT, check=False)
+    with open(console, errors="replace") as f:
+        return f.read()
+
+
+def main():
+    ap = labvm.test_args(__doc__.splitlines()[0])
+    ap.add_argument("--accel", default=labvm.DEFAULT_ACCEL)
+    a = ap.parse_args()
+    a.qemu = labvm.qemu_binary(a.qemu)
+    print("TAP version 13", flush=True)
+    n = failed = 0
+    for short in a.kernel or ["6.1", "6.12"]:
+        with tempfile.TemporaryDirectory(prefix="dbb-cmpxchg.") as work:
+            con = run(short, a, work)
+        for insn in ("cmpxchg16b", "cmpxchg8b"):
+            m = re.search(r"%s: CF lost in (\d+) of (\d+)" % insn, con)
+            ok = bool(m) and m.group(1) == "0" and int(m.group(2)) > 0
+            n += 1
+            failed += not ok
+            print("%sok %d %s: %s keeps CF set by the instruction before "
+                  "it (guest, %s)" % ("" if ok else "not ", n,
+                                      labvm.kernel_release(short), insn,
+                                      a.accel))
+            print("#   %s" % (m.group(0) if m else con[-1500:].replace(
+                "\n", "\n#   ")))
+    print("1..%d" % n)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
