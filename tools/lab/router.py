@@ -291,8 +291,15 @@ class Router:
         accel = a.accel
         if a.insn and accel.split(",")[0] == "tcg":
             accel = "tcg,thread=single"   # exact counts: one TCG thread
+        append = a.append
+        if a.viommu:
+            # DMA into a page the driver unmapped is refused (the model
+            # counts dma_errors) instead of corrupting the guest.
+            append += " intel_iommu=on iommu.strict=1"
         cmd = labvm.qemu_cmd(a.qemu, accel, vmlinuz, initrd, self.console,
-                             qmp_path, a.append, mem=a.mem, smp=a.smp)
+                             qmp_path, append, mem=a.mem, smp=a.smp)
+        if a.viommu:
+            cmd += ["-device", "intel-iommu"]
         cmd += [
             "-chardev", "socket,id=gsh,path=%s,server=on,wait=off"
             % gsh_path, "-serial", "chardev:gsh",
@@ -960,6 +967,10 @@ def parse_args(argv=None):
     ap.add_argument("--qemu", help="QEMU binary (default: build.sh's)")
     ap.add_argument("--accel", default=labvm.DEFAULT_ACCEL)
     ap.add_argument("--append", default="", help="extra kernel arguments")
+    ap.add_argument("--viommu", action="store_true",
+                    help="an emulated Intel IOMMU, on in the guest (strict): "
+                    "for tests that make a device write where it should "
+                    "not (the models count refused DMA in dma_errors)")
     ap.add_argument("--bql", choices=("on", "off"), default="on",
                     help="off: byte queue limits of port B's TX queues out "
                     "of the way (limit_min 100 MB)")

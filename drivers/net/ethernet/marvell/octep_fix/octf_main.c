@@ -657,6 +657,7 @@ static void octf_shutdown(struct pci_dev *pdev)
 
 	octf_stop_port(p);
 	pci_clear_master(pdev);
+	netdev_dbg(p->netdev, "shut down: DMA stopped\n");
 }
 
 static struct pci_driver octf_driver = {

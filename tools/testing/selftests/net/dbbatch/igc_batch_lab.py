@@ -51,7 +51,6 @@ import os
 import re
 import statistics
 import sys
-import tempfile
 import time
 
 from lablib import REPO, labvm, router
@@ -505,7 +504,7 @@ def changes_while_tx_stops(t, r, cfg):
     guest forwards): a wake after a completion must never undo the
     close's netif_tx_disable(), or the stack transmits into rings being
     freed."""
-    A, B = r.ifa, r.ifb
+    B = r.ifb
     r.mode_setup("stack")
     r.g("ethtool -G %s tx 64\n" % B)
 
@@ -576,7 +575,8 @@ def health(t, r, what):
 
 
 def router_boot(short, a, t):
-    out = tempfile.mkdtemp(prefix="dbb-igcb-lab.")
+    out = labvm.run_dir(a.keep and os.path.join(a.keep, "router"), short,
+                        "dbb-igcb-lab.")
     ra = router.parse_args(router_args(short, a, out))
     kos = router.our_modules(ra, POLICIES)
     r = router.Router(ra, POLICIES, kos, files={
@@ -613,7 +613,8 @@ def router_boot(short, a, t):
 # ---- the TCP endpoint boot ---------------------------------------------
 
 def tcp_endpoint(short, a, t):
-    out = tempfile.mkdtemp(prefix="dbb-igcb-tcp.")
+    out = labvm.run_dir(a.keep and os.path.join(a.keep, "tcp"), short,
+                        "dbb-igcb-tcp.")
     ra = router.parse_args(router_args(short, a, out, ["--wire", "loop"]))
     cfgs = [POLICIES[0], POLICIES[2]]
     kos = router.our_modules(ra, cfgs)
@@ -718,8 +719,8 @@ def main():
     ap = labvm.test_args(__doc__.splitlines()[0])
     ap.add_argument("--modules", help="our *.ko for that kernel (default: "
                     "built by router.py)")
-    ap.add_argument("--keep", action="store_true",
-                    help="keep the run directories")
+    ap.add_argument("--keep", nargs="?", const=True, metavar="DIR",
+                    help="keep the run directories (in DIR if given)")
     ap.add_argument("--only", choices=("router", "tcp"))
     ap.add_argument("--append", default="",
                     help="extra guest kernel arguments (e.g. loglevel=7)")
