@@ -107,10 +107,13 @@ def set_wmark(r, dev, wmark):
                % (wmark, dbg(dev), dev), check=False)
 
 
-def busy_ring(tr, port="A"):
-    """The output ring one flow went to: the one with frames."""
-    rx = tr[port]["rx_frames"]
-    return rx.index(max(rx))
+def busy_ring(tr0, tr1, port="A"):
+    """The output ring one flow went to between truths TR0 and TR1: the
+    one that took or refused the most frames."""
+    got = [sum(tr1[port][k][q] - tr0[port][k][q]
+               for k in ("rx_frames", "rx_refused"))
+           for q in range(len(tr1[port]["rx_frames"]))]
+    return got.index(max(got))
 
 
 # ---- bad input at load --------------------------------------------------
@@ -222,13 +225,14 @@ def held_step(r, hold_ms, rate, count, at=0.3, holds=1, gap=0.4):
     """A one-flow stack step with port A's servicing held (quiesce_ms)
     HOLDS times for HOLD_MS, the first AT seconds after the guest got the
     schedule.  The model's truth is read in the middle of the first hold.
-    Returns (row, truth in the hold, the holds' output)."""
+    Returns (row, [truth before, truth in the hold], the holds'
+    output)."""
     sched = "; ".join(["sleep %s; echo %d >%s/quiesce_ms && echo @@HELD"
                        % (at if i == 0 else gap, hold_ms, dbg(r.ifa))
                        for i in range(holds)])
+    seen = [r.truth()]
     r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null\n"
         "rm -f /tmp/hold.out; (%s) >/tmp/hold.out 2>&1 &\n" % sched)
-    seen = []
     tm = threading.Timer(at + hold_ms / 2000.0,
                          lambda: seen.append(r.truth()))
     tm.start()
@@ -237,7 +241,7 @@ def held_step(r, hold_ms, rate, count, at=0.3, holds=1, gap=0.4):
     finally:
         tm.join()
     _, out = r.g("wait; sleep 0.2; cat /tmp/hold.out\n", check=False)
-    return row, seen[0] if seen else None, out
+    return row, seen if len(seen) == 2 else None, out
 
 
 def lost_only_refused(row):
@@ -260,7 +264,8 @@ def full_ring(t, r, what, wmark_fw, wmark_drv):
     if mid is None:
         t.check("%s: truth read in the hold" % what, False, out)
         return None
-    q = busy_ring(mid)
+    before, mid = mid
+    q = busy_ring(before, mid)
     credit = mid["A"]["credit_now"][q]
     used = grant(wmark_drv) - credit
     want = min(RING, RING - (wmark_fw - wmark_drv))
@@ -325,10 +330,11 @@ def starve_checks(t, r):
     what it holds, then fetches no more; restored, credit flows again."""
     D = dbg(r.ifa)
     r.g("echo %d >%s/oq_ceiling\n" % (STARVE_CEILING, D))
+    tr0 = r.truth()
     r0 = r.step(ON, "stack", LOW_RATE, 2 * RING + 500, flows=1)
     r1 = r.step(ON, "stack", LOW_RATE, 1000, flows=1)
     tr = r.truth()
-    q = busy_ring(tr)
+    q = busy_ring(tr0, tr)
     t.check("starved (ceiling %#x under the 0x100 watermark): the ring "
             "delivers what the block held, then nothing: every frame of "
             "the next step refused" % STARVE_CEILING,
