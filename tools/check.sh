@@ -55,6 +55,9 @@ count_tap "$logs/traffic.log" traffic
 
 echo "== lab harness (host)"
 tap_run labvm "lab harness" python3 tools/lab/tests/test_labvm.py
+# nic-switch.sh (moving ports between upstream drivers and ours) on a
+# fake sysfs
+tap_run nic_switch "nic-switch" bash tools/lab/tests/test_nic_switch.sh
 
 echo "== checkpatch --strict"
 checkpatch=$CACHE/src/linux-source-6.1/scripts/checkpatch.pl

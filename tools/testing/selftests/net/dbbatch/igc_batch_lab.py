@@ -581,7 +581,9 @@ def router_boot(short, a, t):
     kos = router.our_modules(ra, POLICIES)
     r = router.Router(ra, POLICIES, kos, files={
         "/usr/sbin/igc-switch.sh": os.path.join(REPO, "tools", "lab",
-                                                "igc-switch.sh")})
+                                                "igc-switch.sh"),
+        "/usr/sbin/nic-switch.sh": os.path.join(REPO, "tools", "lab",
+                                                "nic-switch.sh")})
     report = {"stack_sat": {}, "xdp_sat": {}}
     with router.booted(t, r, "router"):
         bad_module_params(t, r)
