@@ -31,6 +31,7 @@ Router boot, both ports at the stock watermark 0x100:
   used, nothing lost or reordered; driver 0x400 on 0x100 firmware: the
   block laps the ring, the driver says so once, falls back to 0x100 and
   restarts its rings, after which a full ring does not lap;
+  never more held than the grant; BQL; link flap from the firmware;
   bad ring sizes refused, nothing changed; ethtool -L; native XDP_DROP,
   XDP_TX and XDP_PASS; system sleep; heartbeat loss takes the port
   down and back; a firmware that answers late or not at all keeps the
@@ -55,9 +56,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 import labvm  # noqa: E402
 import router  # noqa: E402
-from octep import (FETCH, GET_INFO, MAC, clean, counts_agree,  # noqa: E402
-                   counts_text, fw, loop_boot, no_laps, offered, qom_set,
-                   router_args)
+from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, clean,  # noqa: E402
+                   counts_agree, counts_text, fw, loop_boot, no_laps,
+                   offered, qom_set, router_args)
 
 OFF = router.Config("octep_fix", "tx_db_batched=0", label="octep_fix off")
 ON = router.Config("octep_fix", label="octep_fix batched")
@@ -582,6 +583,37 @@ echo "@@CARRIER $(cat /sys/class/net/%s/carrier)"
                 "%s\n%s\n%s" % (out, out2, counts_text(row)))
 
 
+def bound_checks(t, r):
+    """What the block held never went past the exact grant, over all the
+    0x100 traffic so far (the gauge restarts with a ring); BQL is wired
+    (a limit grew from completions on B's queues)."""
+    tr = r.truth()
+    omax = {p: tr[p]["outstanding_max"] for p in "AB"}
+    t.check("0x100: no ring ever held more than ring + wmark - 16 = %d "
+            "(credit plus fetched buffers, the model's most)" % grant(0x100),
+            all(0 < x <= grant(0x100) for p in "AB"
+                for x in omax[p][:r.queues_now]),
+            "outstanding_max %s" % omax)
+    _, out = r.g("cat /sys/class/net/%s/queues/tx-*/byte_queue_limits/limit"
+                 "\n" % r.ifb, check=False)
+    limits = [int(x) for x in out.split() if x.isdigit()]
+    t.check("BQL: B's TX queues have byte queue limits that grew from "
+            "completions (%s)" % limits, any(x > 0 for x in limits), out)
+
+
+def flap_checks(t, r):
+    """The link follows the firmware's notifications (QMP set_link)."""
+    r.set_link("nicA", False)
+    rc_down, _ = r.g("carrier %s 0 15\n" % r.ifa, check=False)
+    r.set_link("nicA", True)
+    rc_up, _ = r.g("carrier %s 1 30\n" % r.ifa, check=False)
+    row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
+    t.check("link flap: the firmware's notifications take the carrier down "
+            "and up; forwarding lossless after it",
+            rc_down == 0 and rc_up == 0 and counts_agree(row),
+            "down %d up %d; %s" % (rc_down, rc_up, counts_text(row)))
+
+
 def dma_checks(t, r, what):
     tr = r.truth()
     errs = {p: sum(tr[p]["dma_errors"]) for p in "AB"}
@@ -594,12 +626,17 @@ def rmmod_under_traffic(t, r):
     r.mode_setup("stack")
     gen = r.gen_background(20000, 200000)
     time.sleep(1)
+    tr0 = r.truth()
     rc, out = r.g("rmmod octep_fix && echo @@GONE; ls /sys/class/net\n",
                   check=False)
+    tr1 = r.truth()
     gen.kill()
     gen.wait()
-    t.check("rmmod octep_fix while forwarding 20,000 pps: succeeds",
-            "@@GONE" in out, out)
+    removes = [fw(tr1, p, DEV_REMOVE) - fw(tr0, p, DEV_REMOVE) for p in "AB"]
+    t.check("rmmod octep_fix while forwarding 20,000 pps: succeeds and "
+            "tells each port's firmware (DEV_REMOVE)",
+            "@@GONE" in out and removes == [1, 1],
+            "DEV_REMOVE per port %s\n%s" % (removes, out))
 
 
 def router_boot(t, short, a):
@@ -621,6 +658,8 @@ def router_boot(t, short, a):
         starve_checks(t, r)
         no_laps(t, r, "0x100, holds and starve")
         dma_checks(t, r, "0x100, holds and starve")
+        bound_checks(t, r)
+        flap_checks(t, r)
         wmark_0x400(t, r)
         mismatch_low(t, r)
         mismatch_high(t, r)
