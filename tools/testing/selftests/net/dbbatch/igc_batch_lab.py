@@ -51,6 +51,7 @@ import os
 import re
 import statistics
 import sys
+import threading
 import time
 
 from lablib import REPO, labvm, router
@@ -63,6 +64,7 @@ SAT_BUSY_PCT = 85
 SAT_STACK, SAT_XDP, SAT_SECONDS = 120000, 150000, 2
 BATCHED_MAX = 0.05               # TX tail writes per forwarded packet
 XDP_FULL_RING = 64               # B's TX ring in the saturated XDP step
+XDP_PAUSE_AT, XDP_PAUSE_FOR = 0.5, 0.2   # s: B's DMA paused in that step
 
 POLICIES = [
     router.Config("igc_batch", "db_skip_empty=0 tx_db_batched=0",
@@ -290,6 +292,11 @@ def policy_low_rate(t, r, cfg):
     r.mode_teardown("xdp")
 
 
+def qom_dma_pause(r, dev, on):
+    r.qmp.cmd("qom-set", path="/machine/peripheral/" + dev,
+              property="dma-pause", value=on)
+
+
 def policy_saturated(t, r, cfg, report):
     name = cfg.name()
     count = SAT_STACK * SAT_SECONDS
@@ -339,7 +346,19 @@ def policy_saturated(t, r, cfg, report):
     r.mode_setup("xdp")
     count = SAT_XDP * SAT_SECONDS
     napi_trace_start(r, r.ifa)
-    row = r.step(cfg, "xdp", SAT_XDP, count)
+    # B's DMA paused for a moment in the step: its ring is full then for
+    # certain, not only when the guest happens to outrun the model.
+    timers = [threading.Timer(at, qom_dma_pause, (r, "nicB", on))
+              for at, on in ((XDP_PAUSE_AT, True),
+                             (XDP_PAUSE_AT + XDP_PAUSE_FOR, False))]
+    for tm in timers:
+        tm.start()
+    try:
+        row = r.step(cfg, "xdp", SAT_XDP, count)
+    finally:
+        for tm in timers:
+            tm.join()
+        qom_dma_pause(r, "nicB", False)
     polls, overrun = napi_trace_stop(r)
     m = row["model"]
     per_q = m["B_tdt_per_queue"]
