@@ -16,14 +16,15 @@ Per kernel, each a separate guest boot with every configuration in it
 
   igc-rates    multi-threaded TCG: igc, igc_batch off, skip-empty, batched;
                stack forwarding then XDP_REDIRECT; a load ramp (--steps)
-               until two steps in a row lose more than 1 %
+               until two steps in a row lose more than 1 %; run again at
+               the end in a new boot (--repeat) for the spread of ratios
   igc-insn     single-threaded TCG with the instruction counter: the same
                configurations and modes, one fixed-rate step each: guest
-               instructions per forwarded packet (the deterministic figure)
+               instructions per forwarded packet (counted, not timed)
   octep-0x100  dbb-octep ports at watermark 0x100: octeon_ep, octep_fix;
                stack forwarding ramp, then the insn run at the fixed rate
   octep-0x400  the same at watermark 0x400 (octep_fix oq_wmark=0x400),
-               where upstream octeon_ep stalls (its insn run with --full)
+               where upstream octeon_ep stalls
 
 Every rate is EMULATED (QEMU TCG on a shared machine): compare ratios
 within one run, never with hardware.  The report sets FreeBSD's hardware
@@ -414,8 +415,8 @@ def bars(configs):
             continue
         if c["ramp"] and u["ramp"]:
             res.append(("%s %s: batched forwards at least as much as igc "
-                        "(saturation %s vs %s pps)" % (
-                            k, m, krate(c["sat_pps"]), krate(u["sat_pps"])),
+                        "(saturation %.1f vs %.1f kpps)" % (
+                            k, m, c["sat_pps"] / 1e3, u["sat_pps"] / 1e3),
                         c["sat_pps"] >= u["sat_pps"]))
         if c["insn_per_pkt"] and u["insn_per_pkt"]:
             res.append(("%s %s: batched guest instructions per packet at most "
@@ -453,7 +454,7 @@ def spread(c):
 
 def main_table(configs, fixed):
     heads = ["kernel", "configuration", "mode", "queues",
-             "saturation kpps", "× upstream", "peak kpps @ offered",
+             "saturation kpps", "× upstream", "peak kpps @offered, loss",
              "peak × upstream",
              "TX doorbells/pkt @%s" % krate(fixed),
              "TX doorbells/pkt @sat", "no-op doorbells/pkt",
@@ -467,9 +468,8 @@ def main_table(configs, fixed):
         rows.append([
             c["kernel"], c["config"], c["mode"], fmt(c.get("queues"), "%s"),
             sat, fmt(c["sat_ratio"], "%.2f"),
-            ("%.1f @ %s (%.0f %% loss)" % (c["max_pps"] / 1e3,
-                                           krate(c["max_offered"]),
-                                           c["max_loss"])
+            ("%.1f @%s, %.0f %%" % (c["max_pps"] / 1e3,
+                                    krate(c["max_offered"]), c["max_loss"])
              if c["max_pps"] is not None else "–"),
             spread(c),
             fmt(c["tdt_at_fixed"], "%.3f"), fmt(c["tdt_at_sat"], "%.3f"),
@@ -574,13 +574,13 @@ def rst_doc(data):
 
 
 def html_table(heads, rows, cls=""):
-    out = ['<table class="%s"><thead><tr>' % cls]
+    out = ['<div class="wide"><table class="%s"><thead><tr>' % cls]
     out += ["<th>%s</th>" % html.escape(h) for h in heads]
     out.append("</tr></thead><tbody>")
     for r in rows:
         out.append("<tr>" + "".join("<td>%s</td>" % html.escape(str(x))
                                     for x in r) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "\n".join(out)
 
 
@@ -739,14 +739,16 @@ def save(fig, out, name, plt):
 
 # ---- the page -------------------------------------------------------------
 
-CSS = """body{font-family:sans-serif;max-width:1250px;margin:1.5em auto;
+CSS = """body{font-family:sans-serif;max-width:1400px;margin:1.5em auto;
 padding:0 1em;color:#222}
 .emu{background:#fff3cd;border:1px solid #e0b000;padding:.6em 1em;
 font-weight:bold}
+.wide{overflow-x:auto}
 table{border-collapse:collapse;font-size:13px;margin:.8em 0}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
-th{background:#f0f0f0}
-td:nth-child(-n+3){text-align:left}
+td{white-space:nowrap}
+th{background:#f0f0f0;text-align:center}
+table.main td:nth-child(-n+3),table.cross td:nth-child(1),
 table.cross td:nth-child(5){text-align:left}
 .pass{color:#197a19;font-weight:bold}.fail{color:#b00000;font-weight:bold}
 img{max-width:100%;border:1px solid #ddd;margin:.4em 0}
@@ -773,9 +775,10 @@ def page(data, pngs):
          "<p>%s; %s; kernels %s; %s in %s (%s waiting for other lab jobs). "
          "Command: <code>%s</code>.</p>" % (
              esc(m["date"]), esc(m["host"]), esc(", ".join(m["kvers"])),
-             esc(m["mode"]), esc(m["elapsed"]), esc(m["waited"]),
+             esc(m["mode"] + " run"), esc(m["elapsed"]), esc(m["waited"]),
              esc(m["command"])),
-         "<h2>Summary</h2><p>%s</p>" % esc(m["summary"])]
+         "<h2>Summary</h2><ul>%s</ul>" % "".join(
+             "<li>%s</li>" % esc(x) for x in m["summary"].split("; "))]
     if data["bars"]:
         b.append("<h2>The issue's performance bars, on this run</h2><ul>")
         for text, ok in data["bars"]:
