@@ -636,7 +636,8 @@ def plots(data, out):
                 xs = [r["target_pps"] / 1e3 for r in c["ramp"]]
                 a0.plot(xs, [r["fwd_rate"] / 1e3 for r in c["ramp"]],
                         marker="o", ms=3.5, color=col, ls=ls,
-                        label=c["config"])
+                        label=c["config"] + (" (stalls: ~0 forwarded)"
+                                             if c["stalled"] else ""))
                 a1.plot(xs, [r["cpu_busy_pct"] or 0 for r in c["ramp"]],
                         marker="o", ms=3, color=col, ls=ls)
             a0.set_title(title, fontsize=10)
