@@ -740,6 +740,13 @@ def plots(data, out):
                          "single-threaded TCG), not timed; kernel %s" % (
                              EMU, krate(data["meta"]["fixed_pps"]), kv),
                          fontsize=10)
+            gone = [c["config"] for c in confs if c["kernel"] == k and
+                    c["stalled"] and c["mode"] in modes]
+            if gone:
+                a0.text(0.99, 0.97, "no bar: %s stalls (nothing forwarded)"
+                        % ", ".join(gone), transform=a0.transAxes,
+                        ha="right", va="top", fontsize=8, color="#555555")
+                a0.set_ylim(top=a0.get_ylim()[1] * 1.1)
             fig.tight_layout()
             made.append(save(fig, out, "insn-%s.png" % k, plt))
     return made
@@ -895,8 +902,9 @@ def parse_args(argv):
         "batched), octeon_ep and octep_fix; writes index.html, PNG plots, "
         "report.json and report-table.rst.",
         epilog="Default: the lab's default kernel (6.1), 8 steps a ramp, "
-        "2 s a step, octep rows at watermarks 0x100 and 0x400: about "
-        "15 minutes on a 2-core machine.  Every guest run holds "
+        "2 s a step, the dbb-igc ramps in 2 boots, octep rows at "
+        "watermarks 0x100 and 0x400: about 11 minutes on a 2-core machine "
+        "(plus any wait for the lock).  Every guest run holds "
         "$DBB_GUEST_LOCK (/tmp/dbb-guest.lock), every module build "
         "$DBB_BUILD_LOCK (/tmp/dbb-build.lock); empty: no lock.")
     ap.add_argument("--kernel", action="append",
