@@ -937,7 +937,8 @@ def parse_args(argv):
     ap.add_argument("--modules", help="directory with our *.ko (%%k = "
                     "kernel; default: built into OUT/modules/<kernel>)")
     ap.add_argument("--out", help="output directory (default build/report; "
-                    "--smoke: build/report-smoke)")
+                    "--smoke: build/report-smoke); only the default one "
+                    "also writes Documentation/lab/report-table.rst")
     ap.add_argument("--render", metavar="DIR",
                     help="only rebuild the page, plots and tables from "
                     "DIR/report.json (no guest)")
@@ -950,7 +951,10 @@ def parse_args(argv):
     a.repeat = a.repeat or (3 if a.full else 2)
     a.out = os.path.abspath(a.out or os.path.join(
         REPO, "build", "report-smoke" if a.smoke else "report"))
-    a.doc = None if (a.smoke or a.render) else DOC_TABLE
+    # Documentation/ gets the table of the default output only: a run
+    # into another --out (a trial, a test) leaves it alone
+    a.doc = DOC_TABLE if (not a.smoke and not a.render and a.out ==
+                          os.path.join(REPO, "build", "report")) else None
     return a
 
 
