@@ -38,7 +38,7 @@ else
 KDIR ?= /lib/modules/$(shell uname -r)/build
 SRC := $(CURDIR)
 
-.PHONY: all modules lab check check-debug debug-kernel unit fuzz clean
+.PHONY: all modules report lab check check-debug debug-kernel unit fuzz clean
 
 all: modules
 
@@ -51,8 +51,16 @@ unit:
 fuzz:
 	$(MAKE) -C tests/unit fuzz
 
-# The main job for now: build the modules and run them in a QEMU guest of
-# each Debian 12 kernel (installs what it needs).
+# The main job: the router comparison (tools/lab/report.py) on the lab's
+# default kernel, about 15 minutes on two cores; writes build/report/
+# (index.html, plots, report.json, report-table.rst) and
+# Documentation/lab/report-table.rst.  REPORT_ARGS: more options, e.g.
+# REPORT_ARGS='--kernel 6.1 --kernel 6.12 --full' (report.py --help).
+report:
+	tools/lab/setup.sh
+	/usr/bin/python3 tools/lab/report.py $(REPORT_ARGS)
+
+# The core's kselftests in a QEMU guest of each Debian 12 kernel.
 lab:
 	tools/lab/setup.sh
 	tools/lab/kselftest.sh all

@@ -6,7 +6,8 @@
 # unit tests and a bounded fuzz run of the pure policy, checkpatch --strict
 # on our kernel C, W=1 C=1 module builds, upstream octeon_ep's build and a
 # DKMS build for each Debian kernel, and the kselftests in a QEMU guest of
-# each kernel.  Ends with one
+# each kernel, and make report's smoke run (tools/lab/tests/report_smoke.py).
+# Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
 set -uo pipefail
 
@@ -155,6 +156,17 @@ for k in $KERNELS; do
 		python3 tools/lab/tests/octep_fix_lab.py --kernel "$k" \
 		"--modules-$k" "$mods"
 done
+
+# make report's smoke run: two 1 s steps and an instruction count of igc
+# and igc_batch batched, then the page, plots, JSON and RST table checked
+# (about 1 min).  Unlocked like the tests above (report.py otherwise takes
+# /tmp/dbb-guest.lock itself, which would wait forever under a caller's).
+echo "== make report: smoke run (the page, the plots, the table)"
+k=${KERNELS%% *}
+kver=${KVER[$k]}
+DBB_GUEST_LOCK= DBB_BUILD_LOCK= tap_run "report-smoke-$k" "report smoke" \
+	/usr/bin/python3 tools/lab/tests/report_smoke.py --kernel "$k" \
+	--modules "$repo/build/modules/$kver" --out "$repo/build/report-smoke"
 
 for k in $KERNELS_RT; do
 	kver=${KVER[$k]}

@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""report_smoke.py [--kernel K] [--modules DIR] [--out DIR] [--no-run]:
+make report's smoke test (make check).  Runs `tools/lab/report.py --smoke`
+(upstream igc and igc_batch batched, stack forwarding, two 1 s steps on
+multi-threaded TCG and one instruction-count step) and checks what it
+wrote: index.html references every plot and each plot it references is
+there, a PNG that decodes (chunks, CRCs, the whole image inflates to
+height x rows) of some size; report.json has both configurations with a
+ramp and an instruction count; report-table.rst has a row per
+configuration and well-formed grid tables; every page and plot says
+EMULATED.  --no-run checks an existing OUT.  TAP on stdout.
+
+Python 3 stdlib (report.py itself needs matplotlib)."""
+
+import argparse
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(LAB))
+CONFIGS = ("igc", "igc_batch batched")
+MIN_PNG = 15000         # bytes: a plot with axes, lines and text
+
+
+class Tap:
+    def __init__(self):
+        self.n = self.failed = 0
+
+    def check(self, name, ok, diag=""):
+        self.n += 1
+        print("%sok %d - %s" % ("" if ok else "not ", self.n, name))
+        if not ok:
+            self.failed += 1
+            for line in str(diag).splitlines()[-15:]:
+                print("# " + line)
+        sys.stdout.flush()
+        return ok
+
+
+def png_info(path):
+    """(width, height) of a PNG that decodes, or raise ValueError."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG signature")
+    pos, idat, ihdr, end = 8, b"", None, False
+    while pos < len(data):
+        n, = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + n]
+        crc, = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
+        if len(body) != n or zlib.crc32(kind + body) != crc:
+            raise ValueError("chunk %r truncated or bad CRC" % kind)
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        elif kind == b"IEND":
+            end = True
+            break
+        pos += 12 + n
+    if not ihdr or not idat or not end:
+        raise ValueError("missing IHDR, IDAT or IEND")
+    w, h, depth, ctype = ihdr[:4]
+    chans = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[ctype]
+    row = 1 + (w * chans * depth + 7) // 8
+    raw = zlib.decompress(idat)
+    if len(raw) != row * h:
+        raise ValueError("image data %d bytes, want %d" % (len(raw), row * h))
+    return w, h
+
+
+def grid_tables(text):
+    """Blocks of consecutive lines starting with + or | (RST grid
+    tables)."""
+    blocks, cur = [], []
+    for line in text.splitlines():
+        if line.startswith(("+", "|")):
+            cur.append(line)
+        elif cur:
+            blocks.append(cur)
+            cur = []
+    if cur:
+        blocks.append(cur)
+    return blocks
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kernel", default="6.1")
+    ap.add_argument("--modules", help="our *.ko (report.py --modules)")
+    ap.add_argument("--out", default=os.path.join(REPO, "build",
+                                                  "report-smoke"))
+    ap.add_argument("--no-run", action="store_true",
+                    help="check OUT as it is")
+    a = ap.parse_args()
+    t = Tap()
+    out = a.out
+    if not a.no_run:
+        cmd = ["/usr/bin/python3", os.path.join(LAB, "report.py"), "--smoke",
+               "--kernel", a.kernel, "--out", out]
+        if a.modules:
+            cmd += ["--modules", a.modules]
+        t0 = time.time()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        print("# " + " ".join(cmd))
+        for line in p.stdout.splitlines():
+            print("#   " + line)
+        last = (p.stdout.strip().splitlines() or [""])[-1]
+        t.check("report.py --smoke exits 0 and ends with its one-line "
+                "summary (%.0f s)" % (time.time() - t0),
+                p.returncode == 0 and last.startswith("report: "),
+                "exit %d; last line %r" % (p.returncode, last))
+        t.check("a progress line per step (2 ramp + 1 insn step per "
+                "configuration)",
+                len(re.findall(r"^\[\d\d:\d\d\] .* (stack) \S+: fwd ",
+                               p.stdout, re.M)) == 3 * len(CONFIGS),
+                p.stdout)
+
+    # the page
+    try:
+        page = open(os.path.join(out, "index.html")).read()
+    except OSError as e:
+        page = ""
+        t.check("index.html written", False, e)
+    else:
+        t.check("index.html written (%d bytes)" % len(page),
+                len(page) > 3000 and page.rstrip().endswith("</html>"))
+    t.check("the page says EMULATED (QEMU TCG)",
+            "EMULATED (QEMU TCG)" in page)
+    t.check("the page has the cross-OS table with FreeBSD's 0.96 / 2.57 / "
+            "3.58 Mpps", all(x in page for x in
+                             ("<td>0.96</td>", "<td>2.57</td>",
+                              "<td>3.58</td>")))
+    refs = re.findall(r'<img src="([^"]+\.png)"', page)
+    files = sorted(f for f in os.listdir(out) if f.endswith(".png")) \
+        if os.path.isdir(out) else []
+    k = a.kernel
+    want = ["load-%s.png" % k, "doorbells-%s.png" % k, "insn-%s.png" % k]
+    t.check("the page shows the three plots %s" % ", ".join(want),
+            all(w in refs for w in want), "img: %s" % refs)
+    t.check("every PNG written is on the page, and only those",
+            sorted(set(refs)) == files, "img: %s; files: %s" % (refs, files))
+    for ref in refs:
+        path = os.path.join(out, ref)
+        try:
+            w, h = png_info(path)
+            size = os.path.getsize(path)
+        except (OSError, ValueError, zlib.error, KeyError,
+                struct.error) as e:
+            t.check("%s decodes" % ref, False, e)
+            continue
+        t.check("%s decodes: %dx%d, %d KB (> %d KB)" % (
+            ref, w, h, size // 1024, MIN_PNG // 1024),
+            w >= 500 and h >= 350 and size > MIN_PNG)
+
+    # the data
+    try:
+        data = json.load(open(os.path.join(out, "report.json")))
+        confs = data["configs"]
+    except (OSError, ValueError, KeyError) as e:
+        confs, data = [], {}
+        t.check("report.json parses", False, e)
+    by = {c["config"]: c for c in confs if c["mode"] == "stack"}
+    for lab in CONFIGS:
+        c = by.get(lab, {})
+        ramp = c.get("ramp") or []
+        t.check("report.json: %s has a ramp of 2 steps that forwarded "
+                "(first step %s of %s frames)" % (
+                    lab, ramp[0]["forwarded"] if ramp else "-",
+                    ramp[0]["sent"] if ramp else "-"),
+                len(ramp) == 2 and ramp[0]["forwarded"] > 0.5 *
+                ramp[0]["sent"] and all(r.get("tdt_per_fwd") is not None
+                                        for r in ramp))
+        t.check("report.json: %s has its instruction count per packet "
+                "(%s)" % (lab, c.get("insn_per_pkt")),
+                (c.get("insn_per_pkt") or 0) > 100)
+    t.check("report.json: the runs exited 0 and their guests' health was "
+            "recorded", data.get("runs") and all(
+                r["rc"] == 0 and "tainted" in r["health"]
+                for r in data["runs"]),
+            [(r["name"], r["rc"]) for r in data.get("runs", [])])
+
+    # the table
+    try:
+        rst = open(os.path.join(out, "report-table.rst")).read()
+    except OSError as e:
+        rst = ""
+        t.check("report-table.rst written", False, e)
+    tables = grid_tables(rst)
+    t.check("report-table.rst: two grid tables, every line of each as "
+            "long as its first", len(tables) == 2 and all(
+                len({len(x) for x in b}) == 1 for b in tables),
+            rst)
+    main_rows = [x for x in (tables[0] if tables else [])
+                 if x.startswith("|")]
+    for lab in CONFIGS:
+        t.check("report-table.rst: a row for %s stack" % lab,
+                any(re.match(r"\| %s +\| %s +\| stack " % (
+                    re.escape(k), re.escape(lab)), x) for x in main_rows))
+    t.check("report-table.rst says EMULATED (QEMU TCG)",
+            "EMULATED (QEMU TCG)" in rst)
+    if not a.no_run:
+        doc = os.path.join(REPO, "Documentation", "lab", "report-table.rst")
+        t.check("the smoke run left Documentation/lab/report-table.rst "
+                "alone", not os.path.exists(doc) or
+                os.path.getmtime(doc) < t0)
+    print("1..%d" % t.n)
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
