@@ -399,6 +399,9 @@ def one_boot_test(ap, checks):
         t.boot(lambda: checks(t, short, a, qemu))])
 
 
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
 class Tap:
     """TAP lines of one kernel's checks, numbered across kernels (the
     class counts for the whole run).  check() prints "ok N KVER: NAME" or
@@ -432,6 +435,8 @@ class Tap:
             self._emit("%s %d %s: %s" % ("ok" if ok else "not ok", Tap.n,
                                          self.kver, name))
         for line in str(evidence).splitlines():
+            # a tool's terminal codes would make the log binary to grep
+            line = CONTROL.sub("", line)
             if line.strip():
                 self._emit("#   " + line)
         return ok

@@ -44,7 +44,7 @@ count_tap()
 		"not ok "*) result fail "$2: ${line#not ok }" ;;
 		"ok "*) result ok "$2: ${line#ok }" ;;
 		esac
-	done < <(grep -E '^(not )?ok [0-9]+ ' "$1")
+	done < <(grep -aE '^(not )?ok [0-9]+ ' "$1")
 }
 
 # tap_run NAME PREFIX CMD...: run a TAP-printing test into $logs/NAME.log;
@@ -57,6 +57,6 @@ tap_run()
 	"$@" >"$log" 2>&1
 	rc=$?
 	count_tap "$log" "$prefix"
-	[ "$rc" -eq 0 ] || grep -q '^not ok' "$log" ||
+	[ "$rc" -eq 0 ] || grep -aq '^not ok' "$log" ||
 		result fail "$prefix: harness exit $rc ($log)"
 }

@@ -478,22 +478,28 @@ def xdp_action_checks(t, r):
     stack forwarding underneath: what the model saw A take in went
     nowhere, back out of A, or through the stack out of B."""
     for act in XDP_ACTIONS:
+        # The previous xdp-bench is gone (process and program) before the
+        # next starts: libxdp refuses while its lock file is still held.
         rc, out = r.g("""
+ip -d link show %s | grep -q 'prog/xdp' && { echo "XDP still attached"; exit 7; }
 setsid xdp-bench %s -m native %s >/tmp/xdp-act.log 2>&1 </dev/null &
 echo $! >/tmp/xdp-act.pid
 i=0; while [ $i -lt 100 ]; do
 	ip -d link show %s | grep -q 'prog/xdp' && break; sleep 0.1; i=$((i + 1)); done
-ip -d link show %s | grep -q 'prog/xdp' || { cat /tmp/xdp-act.log; exit 8; }
-""" % (act, r.ifa, r.ifa, r.ifa), check=False)
+sleep 0.3
+kill -0 $(cat /tmp/xdp-act.pid) && ip -d link show %s | grep -q 'prog/xdp' ||
+	{ cat /tmp/xdp-act.log; exit 8; }
+""" % (r.ifa, act, r.ifa, r.ifa, r.ifa), check=False)
         e0 = r.ethtool_stats()
         tr0 = r.truth()
         r.gen_background(LOW_RATE, 2000).wait()
         time.sleep(1.5)
         tr1 = r.truth()
         e1 = r.ethtool_stats()
-        r.g("kill -INT $(cat /tmp/xdp-act.pid); i=0; while [ $i -lt 50 ] && "
-            "ip -d link show %s | grep -q prog/xdp; do sleep 0.1; "
-            "i=$((i + 1)); done\n" % r.ifa, check=False)
+        r.g("p=$(cat /tmp/xdp-act.pid); kill -INT $p; i=0; while "
+            "[ $i -lt 100 ] && { kill -0 $p 2>/dev/null || ip -d link show "
+            "%s | grep -q prog/xdp; }; do sleep 0.1; i=$((i + 1)); done\n"
+            % r.ifa, check=False)
         d = {(p, k): sum(tr1[p][k]) - sum(tr0[p][k])
              for p in "AB" for k in ("rx_frames", "tx_frames")}
         rx = d["A", "rx_frames"]

@@ -692,17 +692,19 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
             r.g("ip netns del peer; sleep 1\n", check=False)
         off, on = res["off"], res["batched"]
         # Reported; asserted only not to get worse (how many ACKs share a
-        # receive pass depends on the kernel's GRO and ACK policy).  Per
+        # receive pass depends on the kernel's GRO and ACK policy; both
+        # sit at ~1 per ACK and differ in the fourth digit run to run).  Per
         # segment, with a margin: a TSO packet rings once whatever its
         # size, and TCP sizes them anew each run (0.023 -> 0.032 seen on
         # 6.12 with the same doorbells per packet).
         t.check("TCP endpoint, TX tail writes per ACK sent %.3f -> %.3f "
                 "(FreeBSD: 1 -> 1/3.5) and per segment sent %.3f -> %.3f "
                 "(FreeBSD: ~1 -> 1/9), off -> batched: not more with "
-                "batching (per segment: not 1.5 times more)"
+                "batching (per ACK within 1 %%, per segment not 1.5 times "
+                "more)"
                 % (off["tdt_per_ack"], on["tdt_per_ack"], off["tdt_per_seg"],
                    on["tdt_per_seg"]),
-                on["tdt_per_ack"] <= off["tdt_per_ack"] and
+                on["tdt_per_ack"] <= off["tdt_per_ack"] * 1.01 and
                 on["tdt_per_seg"] <= off["tdt_per_seg"] * 1.5)
         health(t, r, "TCP endpoint")
     return ra.out
