@@ -16,21 +16,14 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import router  # noqa: E402
+
 RUNS = ("wall", "insn", "nobql")
 
 
 def load(path):
-    rows, meta = [], {}
-    try:
-        with open(os.path.join(path, "steps.jsonl")) as f:
-            for line in f:
-                o = json.loads(line)
-                if o.get("type") == "boot":
-                    meta = o
-                elif "mode" in o:
-                    rows.append(o)
-    except OSError:
-        pass
+    meta, _, rows = router.read_steps(path)
     return meta, rows
 
 

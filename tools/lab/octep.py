@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """octep.py: what the lab's Octeon tests share (octeon_ep_conformance.py,
 octep_fix_lab.py): the router's arguments for two dbb-octep ports, the
-firmware's mailbox commands, QOM knobs, and the checks every boot ends
+firmware's mailbox commands, and the checks every boot ends
 with.  Python 3 stdlib."""
 
 import json
@@ -31,11 +31,6 @@ def router_args(short, a, out, extra=(), nic=NIC):
 def fw(truth, port, cmd):
     """Mailbox requests of command CMD the firmware of PORT has read."""
     return truth[port]["fw_requests"][cmd]
-
-
-def qom_set(r, dev, prop, value):
-    r.qmp.cmd("qom-set", path="/machine/peripheral/" + dev, property=prop,
-              value=value)
 
 
 def reopen(r, dev):

@@ -49,6 +49,9 @@ import sys
 import time
 
 LAB = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, LAB)
+import router  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(LAB))
 CACHE = os.environ.get("DBBATCH_CACHE", "/var/cache/dbbatch")
 DOC_TABLE = os.path.join(REPO, "Documentation", "lab", "report-table.rst")
@@ -275,23 +278,6 @@ def run_router(a, run, qemu, mods, counter):
     return {"name": name, "kernel": k, "args": args, "labels": labels,
             "modes": modes, "dir": rdir, "log": log, "rc": rc,
             "seconds": round(secs, 1), "command": cmd}
-
-
-def load_rows(rdir):
-    meta, health, rows = {}, {}, []
-    try:
-        with open(os.path.join(rdir, "steps.jsonl")) as f:
-            for line in f:
-                o = json.loads(line)
-                if o.get("type") == "boot":
-                    meta = o
-                elif o.get("type") == "health":
-                    health = o
-                elif "mode" in o:
-                    rows.append(o)
-    except (OSError, ValueError):
-        pass
-    return meta, health, rows
 
 
 KEEP = ("config", "driver", "params", "mode", "queues", "smp", "rings",
@@ -993,7 +979,7 @@ def main(argv=None):
             if run[1] != k:
                 continue
             r = run_router(a, run, qemu, mods, counter)
-            r["meta"], r["health"], rows = load_rows(r["dir"])
+            r["meta"], r["health"], rows = router.read_steps(r["dir"])
             r["rows"] = [slim(x) for x in rows]
             done.append(r)
     configs = summarize(done, a.fixed)

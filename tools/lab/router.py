@@ -771,6 +771,11 @@ echo "@@B"; ethtool -S %s
     def set_link(self, dev, up):
         self.qmp.cmd("set_link", name=dev, up=up)
 
+    def qom_set(self, dev, prop, value):
+        """A run-time property of the port model DEV (nicA, nicB)."""
+        self.qmp.cmd("qom-set", path="/machine/peripheral/" + dev,
+                     property=prop, value=value)
+
     def health(self):
         """(taint, kernel log lines that say something went wrong).  A
         watchdog rescue of an unpublished tail ("left unpublished") and a
@@ -1024,6 +1029,25 @@ def parse_args(argv=None):
             a.kernel, time.strftime("%Y%m%d-%H%M%S")))
     a.out = os.path.abspath(a.out)
     return a
+
+
+def read_steps(rdir):
+    """A run directory's steps.jsonl (written by main below): (boot
+    record, health record, step rows); what could be read of it."""
+    meta, health, rows = {}, {}, []
+    try:
+        with open(os.path.join(rdir, "steps.jsonl")) as f:
+            for line in f:
+                o = json.loads(line)
+                if o.get("type") == "boot":
+                    meta = o
+                elif o.get("type") == "health":
+                    health = o
+                elif "mode" in o:
+                    rows.append(o)
+    except (OSError, ValueError):
+        pass
+    return meta, health, rows
 
 
 def upstream_modules(a, configs):

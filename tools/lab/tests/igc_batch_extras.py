@@ -363,8 +363,7 @@ def paused_step(r, cfg, dev):
     def pause(on):
         if not on:
             seen.append(r.truth())
-        r.qmp.cmd("qom-set", path="/machine/peripheral/" + dev,
-                  property="dma-pause", value=on)
+        r.qom_set(dev, "dma-pause", on)
         if on:
             seen.append(r.truth())
     timers = [threading.Timer(PAUSE_AT, pause, (True,)),
@@ -376,8 +375,7 @@ def paused_step(r, cfg, dev):
     finally:
         for tm in timers:
             tm.join()
-        r.qmp.cmd("qom-set", path="/machine/peripheral/" + dev,
-                  property="dma-pause", value=False)
+        r.qom_set(dev, "dma-pause", False)
     # during the pause: (frames A took in, frames B sent)
     row["paused"] = [router.sum_q(seen[1][p], n) - router.sum_q(
         seen[0][p], n) for p, n in (("A", "rx_frames"),

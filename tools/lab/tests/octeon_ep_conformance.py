@@ -42,7 +42,7 @@ import router  # noqa: E402
 
 from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, MTU,  # noqa: E402
                    clean, counts_agree, counts_text, fw, loop_boot, no_laps,
-                   offered, qom_set, reopen, router_args)
+                   offered, reopen, router_args)
 
 CONFIG = router.Config("octeon_ep")
 RING = 1024             # upstream's output ring (OCTEP_OQ_MAX_DESCRIPTORS)
@@ -156,7 +156,7 @@ def stall_checks(t, r):
     credit in 256s; at watermark 0x400 the block fetches once (1,024 ->
     1,008, under the watermark) and the 16 frames never make a refill.
     One flow, so one ring takes it all."""
-    qom_set(r, "nicA", "wmark", 0x400)
+    r.qom_set("nicA", "wmark", 0x400)
     ok, out = reopen(r, r.ifa)
     if not t.check("stall: port A reopened under a 0x400 watermark", ok,
                    out):
@@ -185,7 +185,7 @@ def stall_checks(t, r):
             ok and r2["model"]["A_rx_frames"] == FETCH,
             "frames after the reopen %d\n%s"
             % (r2["model"]["A_rx_frames"], out))
-    qom_set(r, "nicA", "wmark", 0x100)
+    r.qom_set("nicA", "wmark", 0x100)
     ok, out = reopen(r, r.ifa)
     r3 = r.step(CONFIG, "stack", 2000, 1000)
     t.check("watermark back at 0x100 and reopened: forwarding again",
@@ -197,7 +197,7 @@ def heartbeat_checks(t, r, short):
         t.check("heartbeat loss closes the port", True,
                 skip="6.1 has no heartbeat supervision")
         return
-    qom_set(r, "nicA", "fw-heartbeat", False)
+    r.qom_set("nicA", "fw-heartbeat", False)
     # hb-miss=5 at 1 s: closed after about 5 s of silence
     rc, out = r.g("""
 i=0; while [ $i -lt 300 ]; do
@@ -206,7 +206,7 @@ i=0; while [ $i -lt 300 ]; do
 ip link show %s
 dmesg | grep -iE 'heartbeat' | tail -n 3
 """ % (r.ifa, r.ifa), check=False)
-    qom_set(r, "nicA", "fw-heartbeat", True)
+    r.qom_set("nicA", "fw-heartbeat", True)
     closed = "state DOWN" in out and not re.search(r"[<,]UP[,>]", out)
     t.check("heartbeat loss (6.12): upstream closes the port, as it "
             "intends", closed, out)

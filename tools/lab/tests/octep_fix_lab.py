@@ -58,7 +58,7 @@ import labvm  # noqa: E402
 import router  # noqa: E402
 from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, clean,  # noqa: E402
                    counts_agree, counts_text, fw, loop_boot, no_laps,
-                   offered, qom_set, router_args)
+                   offered, router_args)
 
 OFF = router.Config("octep_fix", "tx_db_batched=0", label="octep_fix off")
 ON = router.Config("octep_fix", label="octep_fix batched")
@@ -356,7 +356,7 @@ def starve_checks(t, r):
 
 
 def wmark_0x400(t, r):
-    qom_set(r, "nicA", "wmark", 0x400)
+    r.qom_set("nicA", "wmark", 0x400)
     rc, out = set_wmark(r, r.ifa, 0x400)
     tr = r.truth()
     t.check("watermark 0x400 on the firmware and the driver (debugfs): "
@@ -387,7 +387,7 @@ def mismatch_low(t, r):
 
 def mismatch_high(t, r):
     """Driver 0x400 on 0x100 firmware: over-granted by 0x300."""
-    qom_set(r, "nicA", "wmark", 0x100)
+    r.qom_set("nicA", "wmark", 0x100)
     rc, out = set_wmark(r, r.ifa, 0x400)
     tr0 = r.truth()
     e0 = r.ethtool_stats()
@@ -541,10 +541,10 @@ dmesg | grep -E 'PM: |octep_fix' | tail -n 6
 
 def heartbeat_checks(t, r):
     e0 = r.ethtool_stats()
-    qom_set(r, "nicA", "fw-heartbeat", False)
+    r.qom_set("nicA", "fw-heartbeat", False)
     rc_down, out = r.g("carrier %s 0 20; echo \"@@DOWN $?\"; dmesg | grep -i "
                        "heartbeat | tail -n 2\n" % r.ifa, check=False)
-    qom_set(r, "nicA", "fw-heartbeat", True)
+    r.qom_set("nicA", "fw-heartbeat", True)
     rc_up, out2 = r.g("carrier %s 1 30\n" % r.ifa, check=False)
     e1 = r.ethtool_stats()
     lost = e1["A"].get("fw_heartbeat_lost", 0) - e0["A"].get(
@@ -567,13 +567,13 @@ def firmware_checks(t, r):
             ("fw-delay-ms", 800, 0, "answers 800 ms late"),
             ("fw-silent", True, False, "does not answer")):
         e0 = r.ethtool_stats()
-        qom_set(r, "nicA", prop, bad)
+        r.qom_set("nicA", prop, bad)
         rc, out = r.g("""
 ip link set %s down; ip link set %s up; echo "@@UP $?"; sleep 3
 echo "@@CARRIER $(cat /sys/class/net/%s/carrier)"
 """ % ((r.ifa,) * 3), check=False)
         e1 = r.ethtool_stats()
-        qom_set(r, "nicA", prop, good)
+        r.qom_set("nicA", prop, good)
         rc2, out2 = r.g("carrier %s 1 30 && echo @@BACK; dmesg | grep -iE "
                         "'firmware|mailbox' | tail -n 3\n" % r.ifa,
                         check=False)

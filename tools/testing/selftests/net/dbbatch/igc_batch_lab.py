@@ -292,11 +292,6 @@ def policy_low_rate(t, r, cfg):
     r.mode_teardown("xdp")
 
 
-def qom_dma_pause(r, dev, on):
-    r.qmp.cmd("qom-set", path="/machine/peripheral/" + dev,
-              property="dma-pause", value=on)
-
-
 def policy_saturated(t, r, cfg, report):
     name = cfg.name()
     count = SAT_STACK * SAT_SECONDS
@@ -348,7 +343,7 @@ def policy_saturated(t, r, cfg, report):
     napi_trace_start(r, r.ifa)
     # B's DMA paused for a moment in the step: its ring is full then for
     # certain, not only when the guest happens to outrun the model.
-    timers = [threading.Timer(at, qom_dma_pause, (r, "nicB", on))
+    timers = [threading.Timer(at, r.qom_set, ("nicB", "dma-pause", on))
               for at, on in ((XDP_PAUSE_AT, True),
                              (XDP_PAUSE_AT + XDP_PAUSE_FOR, False))]
     for tm in timers:
@@ -358,7 +353,7 @@ def policy_saturated(t, r, cfg, report):
     finally:
         for tm in timers:
             tm.join()
-        qom_dma_pause(r, "nicB", False)
+        r.qom_set("nicB", "dma-pause", False)
     polls, overrun = napi_trace_stop(r)
     m = row["model"]
     per_q = m["B_tdt_per_queue"]
