@@ -532,6 +532,16 @@ static void dbb_octep_set_fw_silent(Object *obj, bool on, Error **errp)
     DBB_OCTEP(obj)->fw_silent = on;
 }
 
+static bool dbb_octep_get_fw_v1(Object *obj, Error **errp)
+{
+    return DBB_OCTEP(obj)->fw_v1;
+}
+
+static void dbb_octep_set_fw_v1(Object *obj, bool on, Error **errp)
+{
+    dbb_octep_fw_set_v1(DBB_OCTEP(obj), on);
+}
+
 static bool dbb_octep_get_fw_heartbeat(Object *obj, Error **errp)
 {
     return DBB_OCTEP(obj)->fw_heartbeat;
@@ -584,6 +594,12 @@ static void dbb_octep_class_init(ObjectClass *klass, void *data)
                                    dbb_octep_set_fw_silent);
     object_class_property_set_description(klass, "fw-silent",
         "The firmware reads mailbox requests but never answers");
+    object_class_property_add_bool(klass, "fw-v1",
+                                   dbb_octep_get_fw_v1,
+                                   dbb_octep_set_fw_v1);
+    object_class_property_set_description(klass, "fw-v1",
+        "An older firmware image: no control-plane version, v1 mailbox "
+        "only (from the host's next READY)");
     object_class_property_add_bool(klass, "fw-heartbeat",
                                    dbb_octep_get_fw_heartbeat,
                                    dbb_octep_set_fw_heartbeat);

@@ -172,6 +172,7 @@ struct DbbOctepState {
     uint32_t fw_delay_ms;       /* firmware answers this late (fault) */
     uint32_t fw_latency_us;     /* a v2 answer takes this long */
     bool fw_silent;             /* firmware never answers */
+    bool fw_v1;                 /* an older image: v1 mailbox only */
     bool fw_heartbeat;          /* firmware pulses OEI bit 1 */
     uint32_t hb_interval_ms;
     uint32_t hb_miss;
@@ -246,5 +247,6 @@ void dbb_octep_fw_timer_cb(void *opaque);
 void dbb_octep_hb_timer_cb(void *opaque);
 void dbb_octep_fw_link_changed(DbbOctepState *s);
 void dbb_octep_fw_set_heartbeat(DbbOctepState *s, bool on);
+void dbb_octep_fw_set_v1(DbbOctepState *s, bool on);
 
 #endif

@@ -103,12 +103,23 @@ static void dbb_octep_hb_arm(DbbOctepState *s)
     }
 }
 
+/*
+ * Images before the v2 control plane leave the version field at 0 and
+ * answer every host in v1, whatever host_version it wrote.  Takes effect
+ * at the host's next READY, as a firmware update under a running host.
+ */
+void dbb_octep_fw_set_v1(DbbOctepState *s, bool on)
+{
+    s->fw_v1 = on;
+    stq_le_p(s->mbox + MB_FW_VERSION, on ? 0 : MB_FW_VERSION_VAL);
+}
+
 void dbb_octep_fw_reset(DbbOctepState *s)
 {
     memset(s->mbox, 0, sizeof(s->mbox));
     stq_le_p(s->mbox + MB_MAGIC, MB_MAGIC_VAL);
     stq_le_p(s->mbox + MB_BARMEM_SZ, DBB_OCTEP_MBOX_SIZE);
-    stq_le_p(s->mbox + MB_FW_VERSION, MB_FW_VERSION_VAL);
+    dbb_octep_fw_set_v1(s, s->fw_v1);
     stq_le_p(s->mbox + MB_FW_STATUS, MB_STATUS_READY);
     mb_setl(s, MB_H2F_SZ, MB_Q_BYTES);
     mb_setl(s, MB_H2F_CNT, MB_V1_ELEMS);
@@ -450,7 +461,8 @@ static void dbb_octep_host_status(DbbOctepState *s, uint64_t status)
         timer_del(s->fw_timer);
         break;
     case MB_STATUS_READY:
-        s->mbox_proto = ldq_le_p(s->mbox + MB_HOST_VERSION) ? 2 : 1;
+        s->mbox_proto = !s->fw_v1 &&
+                        ldq_le_p(s->mbox + MB_HOST_VERSION) ? 2 : 1;
         break;
     default:
         if (s->mbox_proto == 2 && timer_pending(s->fw_timer)) {

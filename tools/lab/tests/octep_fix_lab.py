@@ -35,7 +35,9 @@ Router boot, both ports at the stock watermark 0x100:
   bad ring sizes refused, nothing changed; ethtool -L; native XDP_DROP,
   XDP_TX and XDP_PASS; system sleep; heartbeat loss takes the port
   down and back; a firmware that answers late or not at all keeps the
-  port down until it answers; rmmod under traffic.
+  port down until it answers; a v1-only firmware refused at probe with
+  a message; nic-switch.sh moves port A to octeon_ep and back; rmmod
+  under traffic.
 Loop boot (A wired to B, B in a netns): ping, TCP and UDP both ways
   (iperf3), a jumbo ping at MTU 9000 through the firmware.
 Mixed boots: an igc_batch port (dbb-igc) and an octep_fix port, each way:
@@ -62,6 +64,7 @@ from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, clean,  # noqa: E402
 
 OFF = router.Config("octep_fix", "tx_db_batched=0", label="octep_fix off")
 ON = router.Config("octep_fix", label="octep_fix batched")
+UP = router.Config("octeon_ep")     # only for nic-switch.sh (and its .ko)
 RING = 1024                 # octep_fix's default rings
 LOW_RATE, LOW_COUNT = 2000, 4000
 SAT_RATE, SAT_SECONDS = 120000, 2
@@ -247,9 +250,12 @@ def held_step(r, hold_ms, rate, count, at=0.3, holds=1, gap=0.4):
 
 def lost_only_refused(row):
     """Every frame the sink missed is one port A refused (ring full):
-    the model took in what it did not refuse and sent all of it."""
+    the model took in what it did not refuse and sent all of it.  The
+    step's end markers are frames too, and may be the ones refused."""
     m = row["model"]
-    return (row["sent"] - row["forwarded"] == m["A_rx_dropped"] and
+    markers = row.get("sink_markers") or 0
+    return (offered(row) - row["forwarded"] - markers ==
+            m["A_rx_dropped"] and
             m["A_rx_frames"] + m["A_rx_dropped"] == offered(row) and
             m["A_rx_frames"] == m["B_tx_frames"] and
             row["stray_frames_out_A"] == 0)
@@ -628,6 +634,87 @@ def dma_checks(t, r, what):
             not any(errs.values()), "dma_errors per port %s" % errs)
 
 
+# ---- port A re-probed: an older firmware, the other driver ----------------
+
+DRV = """
+drv() { basename "$(readlink -f /sys/bus/pci/devices/$1/driver)"; }
+# a re-probed port takes the lowest free ethN: give it its name back
+renamed() { n=$(ifof $1) || return 1; [ "$n" = "$2" ] || ip link set "$n" name "$2"; }
+"""
+
+
+def port_bdf(r, ifname):
+    _, out = r.g('basename "$(readlink -f /sys/class/net/%s/device)"\n'
+                 % ifname)
+    return out.split()[-1]
+
+
+def back_up(r, bdf):
+    """Port A bound by octep_fix again, under its old name, carrier up."""
+    return r.g(DRV + """
+[ "$(drv %s)" = octep_fix ] || echo %s >/sys/bus/pci/drivers/octep_fix/bind
+waitif %s && renamed %s %s && ip link set %s up && carrier %s 1 30 || exit 4
+echo "@@UP $(drv %s)"
+""" % (bdf, bdf, router.MAC_A, router.MAC_A, r.ifa, r.ifa, r.ifa, bdf),
+               check=False)
+
+
+def v1_firmware_checks(t, r):
+    """A firmware image that speaks only the v1 mailbox (no control-plane
+    version, the model's fw-v1): octep_fix refuses the port at probe and
+    says what to do; with the v2 image back, a bind brings it up."""
+    bdf = port_bdf(r, r.ifa)
+    r.g("echo %s >/sys/bus/pci/drivers/octep_fix/unbind\n" % bdf)
+    r.qom_set("nicA", "fw-v1", True)
+    _, out = r.g(DRV + """
+dmesg -C
+echo %s >/sys/bus/pci/drivers/octep_fix/bind; echo "@@BIND $?"
+echo "@@DRV $(drv %s)"
+dmesg | grep -i octep_fix | tail -n 3
+""" % (bdf, bdf), check=False)
+    r.qom_set("nicA", "fw-v1", False)
+    rc, out2 = back_up(r, bdf)
+    t.check("v1-only firmware: octep_fix refuses the port at probe with a "
+            "message saying what to do, nothing bound; v2 firmware back: "
+            "bound and up again",
+            "@@BIND 0" not in out and "@@DRV octep_fix" not in out and
+            re.search(r"v1 mailbox.*octep_fix needs v2.*Update the Octeon "
+                      r"firmware", out) and rc == 0 and
+            "@@UP octep_fix" in out2, out + out2)
+
+
+def switch_checks(t, r):
+    """tools/lab/nic-switch.sh with octeon_ep and octep_fix both loaded:
+    port A to octeon_ep and back while port B stays on octep_fix, then
+    forwarding as before."""
+    bdf = port_bdf(r, r.ifa)
+    rc, out = r.g(DRV + """
+a=%s b=$(basename "$(readlink -f /sys/class/net/%s/device)")
+modprobe octeon_ep || exit 3
+echo "@@BEFORE $(drv $a) $(drv $b)"
+nic-switch.sh -f octep to-upstream %s || exit 4
+waitif %s || exit 5
+echo "@@UPSTREAM $(drv $a) $(drv $b)"
+nic-switch.sh status
+nic-switch.sh -f octep to-ours $a || exit 6
+echo "@@BACK $(drv $a) $(drv $b)"
+# the switch lasts (driver_override): clear it for what follows
+for d in /sys/bus/pci/devices/*/driver_override; do echo >$d; done
+rmmod octeon_ep
+""" % (bdf, r.ifb, r.ifa, router.MAC_A), check=False)
+    rc2, out2 = back_up(r, bdf)
+    r.mode_setup("stack")
+    row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
+    r.mode_teardown("stack")
+    t.check("nic-switch.sh with octeon_ep and octep_fix both loaded: port "
+            "A to octeon_ep and back to octep_fix, port B stays on "
+            "octep_fix; forwarding lossless after",
+            rc == 0 and "@@BEFORE octep_fix octep_fix" in out and
+            "@@UPSTREAM octeon_ep octep_fix" in out and
+            "@@BACK octep_fix octep_fix" in out and rc2 == 0 and
+            counts_agree(row), "%s\n%s\n%s" % (out, out2, counts_text(row)))
+
+
 def rmmod_under_traffic(t, r):
     r.mode_setup("stack")
     gen = r.gen_background(20000, 200000)
@@ -653,7 +740,10 @@ def router_boot(t, short, a):
     # and counted (dma_errors), not a corruption of the guest.
     ra = router.parse_args(router_args(short, a, out) + [
         "--modules", a.mods[short], "--viommu"])
-    r = router.Router(ra, [OFF, ON], router.our_modules(ra, [OFF, ON]))
+    cfgs = [OFF, ON, UP]
+    r = router.Router(ra, cfgs, router.our_modules(ra, cfgs),
+                      files={"/usr/sbin/nic-switch.sh": os.path.join(
+                          labvm.REPO, "tools", "lab", "nic-switch.sh")})
     with router.booted(t, r, "router boot"):
         bad_params(t, r)
         probe_checks(t, r, r.load(ON))
@@ -677,6 +767,8 @@ def router_boot(t, short, a):
         heartbeat_checks(t, r)
         firmware_checks(t, r)
         r.mode_teardown("stack")
+        v1_firmware_checks(t, r)
+        switch_checks(t, r)
         rmmod_under_traffic(t, r)
         dma_checks(t, r, "router boot, rmmod")
         clean(t, r, "router boot")

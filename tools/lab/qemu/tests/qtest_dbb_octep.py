@@ -1147,6 +1147,31 @@ def t_mbox_v2_to_v1(d):
            "v1 after v2")
 
 
+def t_fw_v1_property(d):
+    """fw-v1: an older image reports no control-plane version and answers
+    in v1 even a host that wrote a host_version; off again, v2."""
+    d.qom_set("fw-v1", True)
+    try:
+        m = MboxV1(d)
+        expect(m.rd(MB_FW_VERSION) == 0, "fw version 0x%x under fw-v1"
+               % m.rd(MB_FW_VERSION))
+        m.wr(MB_HOST_STATUS, 1)
+        m.wr(MB_HOST_VERSION, 0x010000)
+        m.init()
+        resp = m.request(CMD_MTU, struct.pack("<H", 0))
+        expect(resp is not None and struct.unpack("<H", resp[8:10])[0] ==
+               9018, "no in-place (v1) answer to a host that wrote a "
+               "host_version")
+        expect(m.rd(F2H_PROD, 4) == 0, "fw-to-host message under fw-v1")
+        m.wr(MB_HOST_VERSION, 0)
+        m.wr(MB_HOST_STATUS, 0)
+    finally:
+        d.qom_set("fw-v1", False)
+    expect(MboxV1(d).rd(MB_FW_VERSION) == 0x0001000000010001,
+           "fw version not restored")
+    v2_host(d).request(CMD_GET_INFO)
+
+
 # ---- tests: ground truth, wrong programming --------------------------------
 
 def vsec_read(d, sel):
@@ -1536,6 +1561,8 @@ def run_main(tap, d):
              "executed, not answered (6.12's DEV_REMOVE at remove)",
              t_mbox_v2_uninit_flushes),
             ("mailbox: a v1 host after a v2 host gets v1", t_mbox_v2_to_v1),
+            ("fw-v1: no control-plane version, v1 answers to any host; "
+             "off: v2 again", t_fw_v1_property),
             ("VSEC in config space returns the same counters as QMP",
              t_vsec),
             ("wrong programming (bad rings, DMA outside RAM, gather, "
