@@ -17,7 +17,11 @@
 #     (KASAN, KFENCE, lockdep, RCU, sleep in atomic, UBSAN, ODEBUG, kmemleak,
 #     any other WARNING, e.g. DEBUG_NET's, and any other BUG/Oops); each
 #     report found is printed whole and kept in build/check-debug/splats.txt.
-#  5. with CHECK_DEBUG_LAB=1, also the drivers' host-driven lab tests
+#  5. tools/lab/tests/kernel_faults.py: failslab and fail_page_alloc
+#     aimed at igc_batch and at octep_fix while they forward and change
+#     their rings (the lab generator's traffic), then lossless forwarding
+#     and kmemleak, the consoles scanned as in 4;
+#  6. with CHECK_DEBUG_LAB=1, also the drivers' host-driven lab tests
 #     (igc_batch_lab.py, octep_fix_lab.py: traffic through the models) on
 #     the debug kernel, their checks counted and each guest console
 #     scanned as in 4.  Off by default: slow under TCG.
@@ -147,6 +151,17 @@ scan()
 
 echo "== reports in the console log"
 scan "$LAB_OUT/$kver/console.log" "kselftest guest"
+
+# The kernel's fault injection (failslab, fail_page_alloc) aimed at each
+# driver's allocations while it forwards and changes its rings; kmemleak
+# after.  Its consoles are scanned like the others.
+echo "== failslab and fail_page_alloc in igc_batch and octep_fix on $kver"
+tap_run kernel_faults "kernel faults" \
+	python3 tools/lab/tests/kernel_faults.py --kernel "$K" \
+	--modules-6.12-debug "$mods" --keep "$logs/kernel_faults"
+while read -r console; do
+	scan "$console" "${console#"$logs"/}" lab
+done < <(find "$logs/kernel_faults" -name console.log 2>/dev/null | sort)
 
 if [ -n "${CHECK_DEBUG_LAB:-}" ]; then
 	# The drivers under traffic: each test's checks count, and every

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""kernel_faults.py: the kernel's own fault injection aimed at our drivers.
+
+    tools/lab/tests/kernel_faults.py [--kernel 6.12-debug ...]
+        [--driver igc_batch|octep_fix ...] [--modules-K DIR] [--keep DIR]
+
+failslab and fail_page_alloc (CONFIG_FAULT_INJECTION, debugfs) fail
+allocations whose call stack passes through the driver's module (the
+stack-trace filter, require-start/require-end set to the module's
+memory), GFP_KERNEL ones too, while the lab generator sends traffic
+through the router guest and the guest changes ring sizes and queue
+counts and bounces the ports: the paths a router hits when memory runs
+short (ring allocation at ethtool -G/-L and open, page refills in NAPI,
+skb builds).  Per driver, one boot on two ports of its model:
+
+  both injectors fired inside the driver (their `times` budget spent);
+  the driver said what failed (a changed setting refused, the port left
+  closed with a message, RX allocation failures counted in ethtool -S);
+  no WARNING, BUG, Oops, KASAN, lockdep or RCU report, nor a stack other
+  than an allocation failure's own report;
+  once the faults stop, the ports come up and forward losslessly (model
+  == generator == sink) with nothing published late by the watchdog;
+  kmemleak finds no unreferenced object allocated from the driver, also
+  after rmmod.
+
+Needs a kernel with fault injection and kmemleak: the lab's debug build
+(6.12-debug, tools/lab/build-debug-kernel.sh); on another kernel every
+check is a SKIP.  EMULATED (QEMU TCG).  KTAP on stdout; exit 0 when every
+check passed.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+import labvm  # noqa: E402
+import router  # noqa: E402
+import octep  # noqa: E402
+
+RATE, COUNT = 2000, 4000        # the lossless step after the faults
+FAULT_RATE = 5000               # background traffic while faults fire
+FAULT_SECONDS = 20
+TIMES = 400                     # failures each injector may force
+PERCENT = 20                    # of the allocations from the driver
+
+# Allocation failures the kernel reports itself (warn_alloc's stack, the
+# injector's line): expected here, any other stack is a finding.
+ALLOC_REPORT = re.compile(r"page allocation failure|FAULT_INJECTION|"
+                          r"forcing a failure")
+BAD = re.compile(r"WARNING|BUG:|Oops|KASAN|KFENCE|UBSAN|general protection|"
+                 r"possible circular|inconsistent lock|suspicious RCU|"
+                 r"sleeping function called|hung_task|soft lockup|"
+                 r"refcount_t|ODEBUG|left unpublished|still held after|"
+                 r"unreferenced object")
+
+ARM = """
+D=/sys/kernel/debug
+[ -d $D/failslab ] && [ -d $D/fail_page_alloc ] || { echo "@@NOFI"; exit 0; }
+set -- $(awk '$1 == "%(mod)s" {print $2, $6}' /proc/modules)
+size=$1 base=$2
+[ -n "$base" ] || { echo "@@NOMOD"; exit 3; }
+end=$(printf '0x%%x' $((base + size)))
+for f in failslab fail_page_alloc; do
+	F=$D/$f
+	echo 0 >$F/probability
+	echo N >$F/task-filter
+	echo N >$F/ignore-gfp-wait
+	[ -e $F/cache-filter ] && echo N >$F/cache-filter
+	[ -e $F/ignore-gfp-highmem ] && echo N >$F/ignore-gfp-highmem
+	[ -e $F/min-order ] && echo 0 >$F/min-order
+	echo $base >$F/require-start
+	echo $end >$F/require-end
+	echo 32 >$F/stacktrace-depth
+	echo 0 >$F/space
+	echo 1 >$F/interval
+	echo 1 >$F/verbose
+	echo %(times)d >$F/times
+done
+echo "@@RANGE $base $end"
+"""
+
+FIRE = """
+D=/sys/kernel/debug
+for f in failslab fail_page_alloc; do echo %(pct)d >$D/$f/probability; done
+A=%(a)s B=%(b)s refused=0 changes=0
+t0=$(date +%%s)
+while [ $(($(date +%%s) - t0)) -lt %(secs)d ]; do
+	for c in "-G $A rx 512 tx 512" "-L $A combined 1" "-G $B rx 512 tx 512" \\
+		 "-L $B combined 1" "-G $A rx %(ring)s tx %(ring)s" \\
+		 "-L $A combined %(q)s" "-G $B rx %(ring)s tx %(ring)s" \\
+		 "-L $B combined %(q)s"; do
+		changes=$((changes + 1))
+		ethtool $c >/dev/null 2>&1 || refused=$((refused + 1))
+	done
+	for d in $A $B; do
+		ip link set $d down; ip link set $d up 2>/dev/null ||
+			refused=$((refused + 1))
+		changes=$((changes + 1))
+	done
+done
+for f in failslab fail_page_alloc; do echo 0 >$D/$f/probability; done
+echo "@@FIRED $((%(times)d - $(cat $D/failslab/times))) $((%(times)d - $(cat $D/fail_page_alloc/times)))"
+echo "@@CHANGES $changes $refused"
+"""
+
+RECOVER = """
+A=%(a)s B=%(b)s
+for d in $A $B; do
+	ethtool -L $d combined %(q)s >/dev/null 2>&1
+	ethtool -G $d rx %(ring)s tx %(ring)s >/dev/null 2>&1
+	ip link set $d up
+done
+carrier $A 1 30 && carrier $B 1 30 || { echo "@@NOCARRIER"; exit 4; }
+ethtool -l $A | sed -n '/Current/,$p' | grep Combined
+ethtool -g $A | sed -n '/Current/,$p' | grep -E '^(RX|TX):'
+"""
+
+# kmemleak reports an object only once it has been unreferenced for 5 s
+# and seen by two scans.
+LEAKS = """
+K=/sys/kernel/debug/kmemleak
+[ -e $K ] || { echo "@@NOKMEMLEAK"; exit 0; }
+echo scan >$K; sleep 6; echo scan >$K
+echo "@@LEAKS $(grep -c 'unreferenced object' $K)"
+awk '/unreferenced object/ {o = $0} /%(fn)s/ && o {print o; print; o = ""}' $K | head -n 20
+"""
+
+
+def log_findings(out):
+    """Lines of OUT (dmesg) that report a defect: BAD anywhere, or a stack
+    (Call Trace) that is not an allocation failure's own report."""
+    lines = out.splitlines()
+    bad = [ln for ln in lines if BAD.search(ln)]
+    for i, ln in enumerate(lines):
+        if "Call Trace" in ln and not any(
+                ALLOC_REPORT.search(x) for x in lines[max(0, i - 20):i]):
+            bad.append(ln)
+    return bad
+
+
+def driver_args(driver, short, a, out):
+    mods = getattr(a, "modules_" + short.replace(".", "_").replace("-", "_"))
+    extra = ["--modules", mods] if mods else []
+    if driver == "octep_fix":
+        return octep.router_args(short, a, out, extra + ["--driver",
+                                                         "octep_fix"])
+    return ["--kernel", short, "--rmem", str(a.rmem), "--qemu", a.qemu,
+            "--smp", str(a.smp), "--out", out, "--driver", driver,
+            "--flows", str(router.TEST_FLOWS),
+            "--gen-args", router.TEST_GEN_ARGS] + extra
+
+
+def faults_boot(t, short, a, driver):
+    out = labvm.run_dir(a.keep and os.path.join(a.keep, driver), short,
+                        "dbb-kfault.")
+    ra = router.parse_args(driver_args(driver, short, a, out))
+    cfg = ra.configs[0]
+    r = router.Router(ra, [cfg], router.our_modules(ra, [cfg]))
+    prefix = "%s: " % driver
+    with router.booted(t, r, prefix + "boot"):
+        r.load(cfg)
+        r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; true\n",
+            check=False)
+        q, ring = r.queues_now, int(r.rings_now.get("RX", 1024))
+        rc, out = r.g(ARM % {"mod": driver, "times": TIMES}, check=False)
+        if "@@NOFI" in out:
+            for what in ("faults fired", "said what failed", "log clean",
+                         "forwarding after", "no leak", "no leak after "
+                         "rmmod"):
+                t.check(prefix + what, True, skip="the kernel has no "
+                        "fault injection (the lab's 6.12-debug has)")
+            return ra.out
+        if rc != 0:
+            t.check(prefix + "arming failslab and fail_page_alloc", False,
+                    out)
+            return ra.out
+        r.mode_setup("stack")
+        e0 = r.ethtool_stats()
+        r.g("dmesg -C\n", check=False)
+        gen = r.gen_background(FAULT_RATE, FAULT_RATE * (FAULT_SECONDS + 5))
+        try:
+            rc, fired_out = r.g(FIRE % {
+                "pct": PERCENT, "a": r.ifa, "b": r.ifb, "secs": FAULT_SECONDS,
+                "ring": ring, "q": q, "times": TIMES},
+                timeout=FAULT_SECONDS * 10 + 120, check=False)
+        finally:
+            gen.kill()
+            gen.wait()
+        _, dmesg = r.g("dmesg\n", check=False)
+        m = re.search(r"@@FIRED (\d+) (\d+)", fired_out)
+        fired = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+        m = re.search(r"@@CHANGES (\d+) (\d+)", fired_out)
+        changes = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+        t.check(prefix + "failslab and fail_page_alloc failed allocations "
+                "made by the driver while it forwarded and changed its "
+                "rings (%d and %d forced failures)" % fired,
+                fired[0] > 0 and fired[1] > 0, fired_out)
+        rc, rec = r.g(RECOVER % {"a": r.ifa, "b": r.ifb, "ring": ring,
+                                 "q": q}, check=False)
+        e1 = r.ethtool_stats()
+        said = re.findall(r"^.*%s.*(?:fail|could not|cannot|closed|"
+                          r"refus|no memory|-12).*$" % re.escape(driver),
+                          dmesg, re.M)
+        alloc_failed = sum(
+            e1[p].get(k, 0) - e0[p].get(k, 0) for p in "AB" for k in e1[p]
+            if re.search(r"alloc_fail", k))
+        t.check(prefix + "what failed was said: %d of %d changes refused, "
+                "%d driver messages, %d RX allocation failures counted "
+                "(ethtool -S)" % (changes[1], changes[0], len(said),
+                                  alloc_failed),
+                changes[1] > 0 and (said or alloc_failed > 0),
+                "\n".join(said[:10]))
+        bad = log_findings(dmesg)
+        t.check(prefix + "no WARNING/BUG/KASAN/lockdep/RCU report and no "
+                "stack but allocation-failure reports while the faults "
+                "fired", not bad, "\n".join(bad[:20]))
+        r.mode_setup("stack")
+        row = r.step(cfg, "stack", RATE, COUNT)
+        t.check(prefix + "faults off: both ports up with their settings "
+                "back, forwarding lossless (model == generator == sink)",
+                rc == 0 and octep.counts_agree(row),
+                "%s\n%s" % (rec, octep.counts_text(row)))
+        r.mode_teardown("stack")
+        fn = "igcb_" if driver == "igc_batch" else "octf_"
+        _, leaks = r.g(LEAKS % {"fn": fn}, timeout=300, check=False)
+        ours = re.findall(r"^.*%s.*$" % fn, leaks, re.M)
+        t.check(prefix + "kmemleak: no unreferenced object allocated from "
+                "the driver", "@@LEAKS" in leaks and not ours, leaks)
+        _, out = r.g("rmmod %s; echo \"@@RC $?\"\n" % driver, check=False)
+        _, leaks = r.g(LEAKS % {"fn": fn}, timeout=300, check=False)
+        ours = re.findall(r"^.*%s.*$" % fn, leaks, re.M)
+        _, dmesg = r.g("dmesg\n", check=False)
+        bad = log_findings(dmesg)
+        t.check(prefix + "rmmod: clean, no leak reported by kmemleak, no "
+                "report in the log", "@@RC 0" in out and not ours and
+                not bad and "@@LEAKS" in leaks,
+                "%s\n%s\n%s" % (out, leaks, "\n".join(bad[:20])))
+    return ra.out
+
+
+def main():
+    ap = labvm.test_args(__doc__.splitlines()[0])
+    ap.add_argument("--driver", action="append",
+                    choices=["igc_batch", "octep_fix"])
+    for k in ("6.1", "6.12", "6.12-rt", "6.12-debug"):
+        ap.add_argument("--modules-" + k,
+                        dest="modules_" + k.replace(".", "_").replace(
+                            "-", "_"), help="our *.ko for %s" % k)
+    ap.add_argument("--keep", help="keep the run directories in DIR")
+    ap.add_argument("--smp", type=int, default=2)
+    a = ap.parse_args()
+    a.qemu = labvm.qemu_binary(a.qemu)
+    a.kernel = a.kernel or ["6.12-debug"]
+    drivers = a.driver or ["igc_batch", "octep_fix"]
+    return labvm.run_per_kernel(a, lambda t, short: [
+        t.boot(lambda d=d: faults_boot(t, short, a, d)) for d in drivers])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
