@@ -336,6 +336,9 @@ def summarize(runs, fixed):
         ok = [r for r in rs if r["loss_pct"] <= LOSS]
         sat = max(ok, key=lambda r: r["fwd_rate"]) if ok else None
         top = max(rs, key=lambda r: r["fwd_rate"]) if rs else None
+        # the router saturated, as FreeBSD's line-rate load saturates it:
+        # the highest rate offered
+        over = max(rs, key=lambda r: r["target_pps"]) if rs else None
         at = next((r for r in rs if r["target_pps"] == fixed), None)
         tx = sum(r["tx_frames"] or 0 for r in rs)
         noop = sum(r["tdt_noop_writes"] or 0 for r in rs)
@@ -350,6 +353,9 @@ def summarize(runs, fixed):
             "max_loss": top["loss_pct"] if top else None,
             "tdt_at_fixed": at["tdt_per_fwd"] if at else None,
             "tdt_at_sat": sat["tdt_per_fwd"] if sat else None,
+            "tdt_at_over": over["tdt_per_fwd"] if over else None,
+            "over_offered": over["target_pps"] if over else None,
+            "over_loss": over["loss_pct"] if over else None,
             "cpu_at_fixed": at["cpu_busy_pct"] if at else None,
             "noop_per_pkt": noop / tx if tx else None,
             "noop_writes": noop,
@@ -411,10 +417,13 @@ def bars(configs):
                         "igc's (%d vs %d)" % (k, m, c["insn_per_pkt"],
                                               u["insn_per_pkt"]),
                         c["insn_per_pkt"] <= u["insn_per_pkt"]))
-        if m == "stack" and c["tdt_at_sat"] is not None:
-            res.append(("%s stack: batched TX doorbells per packet at "
-                        "saturation <= 0.03 (%.3f)" % (k, c["tdt_at_sat"]),
-                        c["tdt_at_sat"] <= 0.03))
+        if m == "stack" and c["tdt_at_over"] is not None:
+            res.append(("%s stack: batched TX doorbells per packet with the "
+                        "router saturated (%s offered, %.0f %% lost) <= 0.03 "
+                        "(%.3f; %s at the highest lossless rate)" % (
+                            k, krate(c["over_offered"]), c["over_loss"],
+                            c["tdt_at_over"], fmt(c["tdt_at_sat"], "%.3f")),
+                        c["tdt_at_over"] <= 0.03))
     for c in configs:
         if c["config"].startswith(("igc_batch skip", "igc_batch batched",
                                    "octep_fix")) and c["ramp"]:
@@ -445,7 +454,8 @@ def main_table(configs, fixed):
              "saturation kpps", "× upstream", "peak kpps @offered, loss",
              "peak × upstream",
              "TX doorbells/pkt @%s" % krate(fixed),
-             "TX doorbells/pkt @sat", "no-op doorbells/pkt",
+             "TX doorbells/pkt @sat", "TX doorbells/pkt @max offered",
+             "no-op doorbells/pkt",
              "CPU %% @%s" % krate(fixed),
              "insn/pkt @%s" % krate(fixed), "insn × upstream",
              "irqs/pkt (insn step)"]
@@ -461,6 +471,8 @@ def main_table(configs, fixed):
              if c["max_pps"] is not None else "–"),
             spread(c),
             fmt(c["tdt_at_fixed"], "%.3f"), fmt(c["tdt_at_sat"], "%.3f"),
+            ("%.3f @%s" % (c["tdt_at_over"], krate(c["over_offered"]))
+             if c["tdt_at_over"] is not None else "–"),
             fmt(c["noop_per_pkt"], "%.3f"), fmt(c["cpu_at_fixed"], "%.0f"),
             "–" if c["insn_per_pkt"] is None else
             "{:,}".format(c["insn_per_pkt"]),
@@ -475,7 +487,7 @@ def cross_table(configs):
     heads = ["setting", "FreeBSD Mpps (HW)", "FreeBSD × Original",
              "FreeBSD doorbells/pkt", "ours (kernel, setting)",
              "ours stack peak kpps " + EMU, "ours × off",
-             "ours doorbells/pkt @sat", "ours XDP peak × off",
+             "ours doorbells/pkt @max offered", "ours XDP peak × off",
              "ours insn/pkt × off"]
     rows = []
     by = {(c["kernel"], c["config"], c["mode"]): c for c in configs}
@@ -512,7 +524,7 @@ def cross_table(configs):
             rows.append(fcols + [
                 "%s, %s" % (k, name),
                 fmt(c["max_pps"] / 1e3 if c["ramp"] else None, "%.1f"),
-                fmt(r_sat, "%.2f"), fmt(c["tdt_at_sat"], "%.3f"),
+                fmt(r_sat, "%.2f"), fmt(c["tdt_at_over"], "%.3f"),
                 fmt(r_x, "%.2f"), fmt(r_i, "%.2f")])
     return heads, rows
 
@@ -868,9 +880,9 @@ def summary_line(data):
             s = "%s %s: batched" % (k, m)
             if b["sat_ratio"] is not None:
                 s += " %.2fx igc's rate" % b["sat_ratio"]
-            if b["tdt_at_sat"] is not None and u["tdt_at_sat"] is not None:
-                s += ", %.3f vs %.3f doorbells/pkt" % (b["tdt_at_sat"],
-                                                       u["tdt_at_sat"])
+            if b["tdt_at_over"] is not None and u["tdt_at_over"] is not None:
+                s += ", %.3f vs %.3f doorbells/pkt" % (b["tdt_at_over"],
+                                                       u["tdt_at_over"])
             if b["insn_per_pkt"] and u["insn_per_pkt"]:
                 s += ", %d vs %d insn/pkt" % (b["insn_per_pkt"],
                                               u["insn_per_pkt"])
