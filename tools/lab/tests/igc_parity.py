@@ -116,8 +116,9 @@ def register_names():
                 r"^#define\s+IGCB?_(\w+)\s+(0x[0-9A-Fa-f]{4,5})\b", text,
                 re.M):
             names.setdefault(int(off, 16), name)
-    # newer than 6.1's igc_regs.h (6.12's igc_tsn.c writes it)
+    # newer than 6.1's igc_regs.h (6.12's igc_tsn.c writes them)
     names.setdefault(0x3354, "TXARB")
+    names.setdefault(0x041C, "RETX_CTL")
     for name, base, stride, count in ARRAYS:
         for i in range(count):
             names[base + stride * i] = "%s(%d)" % (name, i)
