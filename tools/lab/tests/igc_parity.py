@@ -15,7 +15,9 @@ same phases on port A while dbb-igc records every BAR0 access
   probe     modprobe (both ports bind; A is traced)
   open      ip link set A up, carrier
   ring      ethtool -G A rx 512 tx 512, carrier
-  channels  ethtool -L A combined 2, carrier
+  channels  ethtool -L A combined 1, carrier
+  link1g    ethtool -s A speed 1000 duplex full autoneg on: renegotiated,
+            carrier at 1000 Mb/s
   close     ip link set A down
   remove    rmmod
 
@@ -67,6 +69,9 @@ PHASES = (
      "carrier $A 1 30 || exit 5\nsleep 1\n"),
     ("channels", "ethtool -L $A combined 1 || exit 6\n"
      "carrier $A 1 30 || exit 5\nsleep 1\n"),
+    ("link1g", "ethtool -s $A speed 1000 duplex full autoneg on || exit 6\n"
+     "sleep 2\ncarrier $A 1 30 || exit 5\n"
+     "ethtool $A | grep -q 'Speed: 1000Mb/s' || exit 8\nsleep 1\n"),
     ("close", "ip link set $A down\nsleep 1\n"),
     ("remove", "rmmod $D || exit 7\nsleep 0.5\n"),
 )
