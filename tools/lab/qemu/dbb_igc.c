@@ -677,9 +677,9 @@ static void dbb_igc_write_reg(DbbIgcState *s, hwaddr off, uint32_t val)
     dbb_igc_set_reg(s, off, val & dbb_igc_write_mask(off));
 }
 
-static uint64_t dbb_igc_mmio_read(void *opaque, hwaddr addr, unsigned size)
+static uint64_t dbb_igc_mmio_read_access(DbbIgcState *s, hwaddr addr,
+                                         unsigned size)
 {
-    DbbIgcState *s = opaque;
 
     if (s->busy) {
         dbb_igc_guest_error(s, "device DMA read its own register 0x%"
@@ -699,11 +699,23 @@ static uint64_t dbb_igc_mmio_read(void *opaque, hwaddr addr, unsigned size)
     return 0;
 }
 
+static uint64_t dbb_igc_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    DbbIgcState *s = opaque;
+    uint64_t val = dbb_igc_mmio_read_access(s, addr, size);
+
+    /* After the read: a read-to-clear register's value is what it gave. */
+    dbb_igc_trace_access(s, false, addr, size, val);
+    return val;
+}
+
 static void dbb_igc_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                                unsigned size)
 {
     DbbIgcState *s = opaque;
 
+    /* Before the write: its effects (e.g. TX work) come after it. */
+    dbb_igc_trace_access(s, true, addr, size, val);
     if (s->busy) {
         dbb_igc_guest_error(s, "device DMA wrote its own register 0x%"
                             HWADDR_PRIx ": ignored", addr);
@@ -764,6 +776,9 @@ static void dbb_igc_realize(PCIDevice *d, Error **errp)
     size_t i;
     int ret;
 
+    if (!dbb_igc_trace_realize(s, errp)) {
+        return;
+    }
     for (i = 0; i < ARRAY_SIZE(dbb_igc_device_ids); i++) {
         known |= s->device_id == dbb_igc_device_ids[i];
     }
@@ -876,6 +891,7 @@ static void dbb_igc_exit(PCIDevice *d)
     timer_free(s->an_timer);
     dbb_igc_tx_cleanup(s);
     dbb_igc_rx_cleanup(s);
+    dbb_igc_trace_exit(s);
     pcie_aer_exit(d);
     pcie_cap_exit(d);
     msix_uninit(d, &s->msix, &s->msix);
@@ -924,6 +940,8 @@ static Property dbb_igc_properties[] = {
     DEFINE_PROP_UINT32("device-id", DbbIgcState, device_id, 0x125C),
     DEFINE_PROP_BOOL("nvm-flash", DbbIgcState, nvm_flash, false),
     DEFINE_PROP_BOOL("msix", DbbIgcState, use_msix, true),
+    DEFINE_PROP_UINT32("mmio-trace-max", DbbIgcState, trace.max,
+                       DBB_IGC_TRACE_DEFAULT),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -950,6 +968,7 @@ static void dbb_igc_class_init(ObjectClass *klass, void *data)
                                    dbb_igc_set_dma_pause);
     object_class_property_set_description(klass, "dma-pause",
         "Stop descriptor fetch and write-back (a bus stall) until off");
+    dbb_igc_trace_class_init(klass);
     dbb_truth_class_init(klass, "DbbIgcGroundTruth",
         "Per-queue doorbell, descriptor, frame and per-vector interrupt "
         "counts seen by the device (see tools/lab/qemu/README.md)",

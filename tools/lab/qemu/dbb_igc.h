@@ -67,6 +67,28 @@ enum {
 };
 #define DBB_GT_MAX_INDEX        8
 
+/* The MMIO trace (dbb_igc_trace.c): one record per guest BAR0 access. */
+#define DBB_IGC_TRACE_DEFAULT   65536
+#define DBB_IGC_TRACE_MAX       (4 * 1024 * 1024)
+
+typedef struct DbbIgcTraceRec {
+    uint64_t ns;                /* guest virtual time since the start */
+    uint64_t val;               /* read: what the device returned */
+    uint32_t off;
+    uint8_t size;
+    bool write;
+} DbbIgcTraceRec;
+
+typedef struct DbbIgcTrace {
+    DbbIgcTraceRec *recs;       /* max of them, allocated at first start */
+    uint32_t max;               /* property mmio-trace-max */
+    uint32_t len;
+    uint64_t dropped;           /* accesses past max since the start */
+    int64_t start_ns;
+    bool recording;
+    bool truncated;
+} DbbIgcTrace;
+
 typedef struct DbbIgcTxCtx {
     uint32_t vlan_macip_lens;
     uint32_t type_tucmd;
@@ -121,6 +143,7 @@ struct DbbIgcState {
     uint8_t *rx_buf;
     bool rxq_ring_err[DBB_IGC_NUM_QUEUES];
 
+    DbbIgcTrace trace;          /* MMIO trace (dbb_igc_trace.c) */
     DbbTruth truth;             /* the capability and QOM (dbb_truth.c) */
     uint64_t gt[DBB_GT_NUM][DBB_GT_MAX_INDEX];
     uint64_t gt_snap[DBB_GT_NUM][DBB_GT_MAX_INDEX];
@@ -161,6 +184,13 @@ void dbb_igc_mdic_write(DbbIgcState *s, uint32_t val);
 void dbb_igc_nvm_init(DbbIgcState *s, const uint8_t *mac);
 void dbb_igc_eerd_write(DbbIgcState *s, uint32_t val);
 void dbb_igc_srwr_write(DbbIgcState *s, uint32_t val);
+
+/* dbb_igc_trace.c */
+void dbb_igc_trace_access(DbbIgcState *s, bool write, hwaddr addr,
+                          unsigned size, uint64_t val);
+bool dbb_igc_trace_realize(DbbIgcState *s, Error **errp);
+void dbb_igc_trace_exit(DbbIgcState *s);
+void dbb_igc_trace_class_init(ObjectClass *klass);
 
 /* dbb_igc_tx.c */
 void dbb_igc_tx_init(DbbIgcState *s);

@@ -262,6 +262,8 @@ def run_tests(qemu_bin, verbose):
     finally:
         q3.quit()
 
+    run_trace_flood(tap, qemu_bin)
+
     # A second instance for an alternative device ID.
     q2 = QEMU(qemu_bin, tempfile.mkdtemp(prefix="qtest-dbb-igc."),
               extra_dev=",device-id=0x15f3,nvm-flash=on")
@@ -944,6 +946,86 @@ def run_main(tap, q, d):
     tap.check("dma-pause: no fetch and no write-back while on (arriving "
               "frames counted in rx_paused_drops and MPC); the announced "
               "TX goes out when it is off", t_dma_pause)
+
+    def trace(on):
+        q.qmp_cmd("qom-set", path="/machine/peripheral/nic0",
+                  property="mmio-trace", value=on)
+
+    def t_trace():
+        q.writel(RAL(1), 0xAAAA)                 # before the start: not kept
+        trace(True)
+        q.writel(RAL(1), 0x11223344)
+        q.clock_step(5000)
+        got = q.readl(RAL(1))
+        q.cmd("writeq 0x%x 0x%x" % (BAR0 + RAL(2), 0x80005566778899AA))
+        q.writel(ICS, 1 << 2)                    # LSC pending in ICR
+        icr = q.readl(ICR)                       # read-to-clear
+        trace(False)
+        q.writel(RAL(1), 0xBBBB)                 # after the stop: not kept
+        dump = q.qmp_cmd("qom-get", path="/machine/peripheral/nic0",
+                         property="mmio-trace-dump")
+        acc = dump["accesses"]
+        expect(not dump["recording"] and not dump["truncated"] and
+               dump["dropped"] == 0 and dump["max"] == 65536,
+               "header %s" % {k: v for k, v in dump.items()
+                              if k != "accesses"})
+        want = [(True, RAL(1), 4, 0x11223344), (False, RAL(1), 4, got),
+                (True, RAL(2), 8, 0x80005566778899AA),
+                (True, ICS, 4, 1 << 2), (False, ICR, 4, icr)]
+        expect([tuple(a[1:]) for a in acc] == want,
+               "accesses %s, want (time left out) %s" % (acc, want))
+        expect(got == 0x11223344 and icr & (1 << 2), "RAL1 %#x ICR %#x"
+               % (got, icr))
+        expect(acc[0][0] < 5000 <= acc[1][0] and
+               all(acc[i][0] <= acc[i + 1][0] for i in range(len(acc) - 1)),
+               "guest times %s" % [a[0] for a in acc])
+        trace(True)                              # a start empties it
+        dump = q.qmp_cmd("qom-get", path="/machine/peripheral/nic0",
+                         property="mmio-trace-dump")
+        trace(False)
+        expect(dump["recording"] and dump["accesses"] == [],
+               "restart kept %s" % dump)
+    tap.check("mmio-trace: every BAR0 access in order (write/read, offset, "
+              "size, value read or written, guest time), only between "
+              "start and stop; a start empties it", t_trace)
+
+
+def run_trace_flood(tap, qemu_bin):
+    """A guest that floods a small trace: truncated, logged once, the
+    device and QEMU carry on."""
+    tmp = tempfile.mkdtemp(prefix="qtest-dbb-igc.")
+    q = QEMU(qemu_bin, tmp, extra_dev=",mmio-trace-max=4")
+    path = "/machine/peripheral/nic0"
+    try:
+        def t_flood():
+            Device(q).pci_setup()
+            q.qmp_cmd("qom-set", path=path, property="mmio-trace",
+                      value=True)
+            for i in range(1000):
+                q.writel(RAL(1), i)
+            expect(q.readl(RAL(1)) == 999, "RAL1 after the flood")
+            d = q.qmp_cmd("qom-get", path=path, property="mmio-trace-dump")
+            expect(d["recording"] and d["truncated"] and
+                   d["dropped"] == 997 and d["max"] == 4 and
+                   [a[4] for a in d["accesses"]] == [0, 1, 2, 3],
+                   "dump %s" % d)
+            expect(q.log_text().count("MMIO trace full") == 1,
+                   "log: %s" % q.log_text()[-2000:])
+            expect(q.truth()["guest_errors"][0] == 0, "counted as a "
+                   "guest error")
+            q.qmp_cmd("qom-set", path=path, property="mmio-trace",
+                      value=True)
+            q.writel(RAL(1), 7)
+            d = q.qmp_cmd("qom-get", path=path, property="mmio-trace-dump")
+            expect(not d["truncated"] and d["dropped"] == 0 and
+                   len(d["accesses"]) == 1, "after restart %s" % d)
+            expect(q.alive(), "QEMU died")
+        tap.check("mmio-trace-max=4 flooded with 1,001 accesses: 4 kept, "
+                  "truncated, 997 dropped counted, logged once, not a "
+                  "guest error; a restart clears it", t_flood)
+    finally:
+        q.quit()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

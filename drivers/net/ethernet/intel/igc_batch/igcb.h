@@ -436,6 +436,7 @@ void igcb_hw_release_control(struct igcb_hw *hw);
 void igcb_hw_init_mac(struct igcb_hw *hw, const u8 *addr, u32 max_frame);
 void igcb_hw_apply_fc(struct igcb_hw *hw);
 void igcb_hw_disable_eee(struct igcb_hw *hw);
+void igcb_hw_set_ltr(struct igcb_hw *hw, u32 speed);
 void igcb_hw_clear_stats(struct igcb_hw *hw);
 void igcb_hw_read_stats(struct igcb_hw *hw, u64 *acc);
 

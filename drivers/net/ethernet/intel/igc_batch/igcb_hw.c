@@ -342,6 +342,43 @@ void igcb_hw_apply_fc(struct igcb_hw *hw)
 	igcb_wr32(hw, IGCB_FCRTH, tx ? hw->fc_high_water : 0);
 }
 
+static void igcb_hw_write_ltr(struct igcb_hw *hw, u32 reg, u32 ns)
+{
+	u32 scale = ns / 1024 < 1024 ? IGCB_LTRV_SCALE_1024 :
+				       IGCB_LTRV_SCALE_32768;
+	u32 val = ns / (scale == IGCB_LTRV_SCALE_1024 ? 1024 : 32768) - 1;
+
+	/* As upstream: only a new value is written (and requested again). */
+	if ((igcb_rd32(hw, reg) & IGCB_LTRV_VALUE) != val)
+		igcb_wr32(hw, reg, IGCB_LTRV_SNOOP_REQ | val |
+			  FIELD_PREP(IGCB_LTRV_SCALE, scale));
+}
+
+/**
+ * igcb_hw_set_ltr - PCIe Latency Tolerance Reporting for a link speed
+ * @hw: the hardware
+ * @speed: the link's speed in Mb/s (0: no link, nothing to do)
+ *
+ * The device tolerates the time its receive buffer takes to fill at line
+ * rate; EEE and DMA coalescing are off, so there is no wake time to add
+ * and the minimum and maximum are the same.  Without this the device
+ * reports its default and a platform may let the CPU package sleep longer
+ * than the buffer lasts.  Upstream igc_set_ltr_i225() at every link up.
+ */
+void igcb_hw_set_ltr(struct igcb_hw *hw, u32 speed)
+{
+	u32 kb = igcb_rd32(hw, IGCB_RXPBS) & IGCB_RXPBS_SIZE;
+	u32 ns;
+
+	if (!speed || !kb)
+		return;
+	ns = 1000 * (kb * 1024 * 8) / speed;
+	if (ns < 1024)
+		return;
+	igcb_hw_write_ltr(hw, IGCB_LTRMINV, ns);
+	igcb_hw_write_ltr(hw, IGCB_LTRMAXV, ns);
+}
+
 /* EEE adds wake-up latency a router does not want; upstream keeps it off. */
 void igcb_hw_disable_eee(struct igcb_hw *hw)
 {

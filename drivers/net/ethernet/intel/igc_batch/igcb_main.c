@@ -650,6 +650,7 @@ static void igcb_watchdog_task(struct work_struct *work)
 
 	if (link && !netif_carrier_ok(netdev)) {
 		igcb_phy_speed_duplex(hw, &a->link_speed, &a->link_duplex);
+		igcb_hw_set_ltr(hw, a->link_speed);
 		netdev_info(netdev, "NIC Link is Up %u Mbps %s Duplex, Flow Control: %s\n",
 			    a->link_speed,
 			    a->link_duplex == DUPLEX_FULL ? "Full" : "Half",

@@ -140,6 +140,7 @@
 /* Packet buffers */
 #define IGCB_RXPBS		0x02404
 #define IGCB_RXPBS_DEFAULT	0x000000A2
+#define IGCB_RXPBS_SIZE		GENMASK(5, 0)	/* KB */
 #define IGCB_TXPBS		0x03404
 #define IGCB_TXPBS_DEFAULT	0x04000014
 /* Receive packet buffer, in KB, that flow control water marks refer to */
@@ -229,6 +230,15 @@
 #define IGCB_MRQC_IPV6_UDP	BIT(23)
 #define IGCB_MANC		0x05820
 #define IGCB_MANC_BLK_PHY_RST_ON_IDE	BIT(18)
+/* PCIe Latency Tolerance Reporting: value, scale (2: 1024 ns, 3: 32768) */
+#define IGCB_LTRMINV		0x05BB0
+#define IGCB_LTRMAXV		0x05BB4
+#define IGCB_LTRV_VALUE		GENMASK(9, 0)
+#define IGCB_LTRV_SCALE		GENMASK(12, 10)
+#define IGCB_LTRV_SCALE_1024	2
+#define IGCB_LTRV_SCALE_32768	3
+#define IGCB_LTRV_SNOOP_REQ	BIT(15)
+
 #define IGCB_SWSM		0x05B50
 #define IGCB_SWSM_SMBI		BIT(0)
 #define IGCB_SWSM_SWESMBI	BIT(1)

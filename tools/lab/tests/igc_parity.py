@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""igc_parity.py: igc_batch writes the registers upstream igc writes.
+
+    tools/lab/tests/igc_parity.py [--kernel 6.12 ...] [--qemu PATH]
+        [--modules-6.12 DIR] [--modules-6.1 DIR] [--allow FILE]
+        [--keep DIR]
+
+Issue 14's register-sequence parity.  One boot per kernel (default 6.12
+only) of the lab router (tools/lab/router.py, two dbb-igc ports, no
+traffic), upstream igc first, then igc_batch, each driven through the
+same phases on port A while dbb-igc records every BAR0 access
+(`mmio-trace`, tools/lab/qemu/README.md):
+
+  probe     modprobe (both ports bind; A is traced)
+  open      ip link set A up, carrier
+  ring      ethtool -G A rx 512 tx 512, carrier
+  channels  ethtool -L A combined 1, carrier
+  link1g    ethtool -s A speed 1000 duplex full autoneg on: renegotiated,
+            carrier at 1000 Mb/s
+  close     ip link set A down
+  remove    rmmod
+
+Per phase the writes are compared register by register: each register's
+sequence of values written, with DMA addresses (TDBAL/H, RDBAL/H) and
+MAC addresses (RAL, RAH bits 15:0) masked.  Registers the interrupt
+handlers, the watchdog and NAPI write a timing-dependent number of times
+(the tail doorbells TDT/RDT, EICS/EIMS/EIMC/EICR, ICR/ICS/IMS/IMC, EITR,
+MDIC reads) compare as the set of values written.  Reads are recorded
+but not compared (polling loops read a timing-dependent number of
+times).
+
+A difference is allowed when igc_parity.allow (next to this file) lists
+its phase (or *) and register, one reason per entry; the same table with
+the reasons is in igc_batch.rst.  The test fails on a difference the
+list does not have, on a truncated trace and on a failed phase.  Allowed
+differences and allow-list entries nothing matched are printed as
+diagnostics.
+
+KTAP on stdout; exit 0 when every check passed.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAB = os.path.dirname(HERE)
+sys.path.insert(0, LAB)
+import labvm  # noqa: E402
+import router  # noqa: E402
+
+ALLOW = os.path.join(HERE, "igc_parity.allow")
+TRACE_MAX = 1 << 20
+DRIVERS = ("igc", "igc_batch")
+A_MAC = router.MAC_A
+
+# (phase, guest script with $A the port's interface, $D the driver)
+PHASES = (
+    ("probe", "modprobe $D || exit 3\nwaitif %s || exit 4\nsleep 1\n"
+     % A_MAC),
+    # not traced: the same starting point for both drivers (their
+    # defaults differ: ring sizes, queues, MTU)
+    ("-prep", "ethtool -G $A rx 256 tx 256 || exit 6\n"
+     "ethtool -L $A combined 2 || exit 6\nip link set $A mtu 1500\n"),
+    ("open", "ip link set $A up\ncarrier $A 1 30 || exit 5\nsleep 1\n"),
+    ("ring", "ethtool -G $A rx 512 tx 512 || exit 6\n"
+     "carrier $A 1 30 || exit 5\nsleep 1\n"),
+    ("channels", "ethtool -L $A combined 1 || exit 6\n"
+     "carrier $A 1 30 || exit 5\nsleep 1\n"),
+    ("link1g", "ethtool -s $A speed 1000 duplex full autoneg on || exit 6\n"
+     "sleep 2\ncarrier $A 1 30 || exit 5\n"
+     "ethtool $A | grep -q 'Speed: 1000Mb/s' || exit 8\nsleep 1\n"),
+    ("close", "ip link set $A down\nsleep 1\n"),
+    ("remove", "rmmod $D || exit 7\nsleep 0.5\n"),
+)
+
+# Indexed registers: name, first offset, stride, count.
+ARRAYS = (
+    ("EITR", 0x1680, 4, 5), ("IVAR", 0x1700, 4, 2), ("MTA", 0x5200, 4, 128),
+    ("RAL", 0x5400, 8, 16), ("RAH", 0x5404, 8, 16),
+    ("PSRTYPE", 0x5480, 4, 4), ("RETA", 0x5C00, 4, 32),
+    ("RSSRK", 0x5C80, 4, 10), ("ETQF", 0x5CB0, 4, 8),
+    ("FTQF", 0x59E0, 4, 8), ("IMIR", 0x5A80, 4, 8),
+    ("IMIREXT", 0x5AA0, 4, 8), ("TXQCTL", 0x3344, 4, 4),
+    ("STQT", 0x3324, 4, 4), ("ENDQT", 0x3334, 4, 4),
+    ("TQAVCC", 0x3004, 0x40, 4), ("TQAVHC", 0x300C, 0x40, 4),
+    ("RDBAL", 0xC000, 0x40, 4), ("RDBAH", 0xC004, 0x40, 4),
+    ("RDLEN", 0xC008, 0x40, 4), ("SRRCTL", 0xC00C, 0x40, 4),
+    ("RDH", 0xC010, 0x40, 4), ("RDT", 0xC018, 0x40, 4),
+    ("RXDCTL", 0xC028, 0x40, 4), ("RQDPC", 0xC030, 0x40, 4),
+    ("TDBAL", 0xE000, 0x40, 4), ("TDBAH", 0xE004, 0x40, 4),
+    ("TDLEN", 0xE008, 0x40, 4), ("TDH", 0xE010, 0x40, 4),
+    ("TDT", 0xE018, 0x40, 4), ("TXDCTL", 0xE028, 0x40, 4),
+)
+
+# Compared as the set of values written (interrupt, watchdog and NAPI
+# timing decide how often).  Indexed ones by their base name.
+AS_SET = {"TDT", "RDT", "EICS", "EIMS", "EIMC", "EICR", "ICR", "ICS",
+          "IMS", "IMC", "EITR", "MDIC(read)", "SWSM", "SW_FW_SYNC"}
+DMA = {"TDBAL", "TDBAH", "RDBAL", "RDBAH"}
+MDIC_OP_READ = 2 << 26
+
+
+def register_names():
+    """offset -> name: upstream igc's igc_regs.h (from the lab's cache,
+    when setup.sh extracted it) and igc_batch's igcb_regs.h, then the
+    indexed registers."""
+    names = {}
+    srcs = [os.path.join(labvm.CACHE, "src", "linux-source-6.1", "drivers",
+                         "net", "ethernet", "intel", "igc", "igc_regs.h"),
+            os.path.join(labvm.REPO, "drivers", "net", "ethernet", "intel",
+                         "igc_batch", "igcb_regs.h")]
+    for src in srcs:
+        try:
+            text = open(src).read()
+        except OSError:
+            continue
+        for name, off in re.findall(
+                r"^#define\s+IGCB?_(\w+)\s+(0x[0-9A-Fa-f]{4,5})\b", text,
+                re.M):
+            names.setdefault(int(off, 16), name)
+    # newer than 6.1's igc_regs.h (6.12's igc_tsn.c writes them)
+    names.setdefault(0x3354, "TXARB")
+    names.setdefault(0x041C, "RETX_CTL")
+    for name, base, stride, count in ARRAYS:
+        for i in range(count):
+            names[base + stride * i] = "%s(%d)" % (name, i)
+    return names
+
+
+def base_name(reg):
+    return reg.split("(")[0]
+
+
+def normalize(accesses, names):
+    """Writes of one trace -> {register: [value, ...]} (masked)."""
+    out = {}
+    for _t, write, off, size, val in accesses:
+        if not write:
+            continue
+        words = [(off, val & 0xFFFFFFFF)]
+        if size == 8:
+            words.append((off + 4, val >> 32))
+        for o, v in words:
+            reg = names.get(o, "0x%05X" % o)
+            b = base_name(reg)
+            if b in DMA:
+                v = "dma"
+            elif b == "RAL":
+                v = "mac" if v else 0
+            elif b == "RAH":
+                v = "mac|0x%08X" % (v & 0xFFFF0000) if v & 0xFFFF else v
+            elif b == "MDIC":
+                reg = "MDIC(read)" if (v >> 26) & 3 == 2 else "MDIC(write)"
+                if reg == "MDIC(read)":
+                    v &= 0x0FFF0000         # op, PHY, register: not data
+            if isinstance(v, int):
+                v = "0x%08X" % v
+            out.setdefault(reg, []).append(v)
+    return out
+
+
+def compare(up, ours):
+    """Differences between two normalized phases: [(register, upstream,
+    igc_batch)] with the values as text (registers in offset order as
+    they first appear)."""
+    diffs = []
+    for reg in sorted(set(up) | set(ours)):
+        a, b = up.get(reg, []), ours.get(reg, [])
+        if base_name(reg) in AS_SET or reg in AS_SET:
+            a, b = sorted(set(a)), sorted(set(b))
+        else:
+            a, b = collapse(a), collapse(b)
+        if a != b:
+            diffs.append((reg, summary(a), summary(b)))
+    return diffs
+
+
+def collapse(vals):
+    """The same value written again right after itself counts once."""
+    return [v for i, v in enumerate(vals) if i == 0 or vals[i - 1] != v]
+
+
+def summary(vals):
+    if not vals:
+        return "not written"
+    text = " ".join(vals[:8])
+    return text + (" ... (%d writes)" % len(vals) if len(vals) > 8 else "")
+
+
+def load_allow(path):
+    """[(phase or *, register or base name, reason)] from PATH: lines
+    "PHASE REGISTER reason...", # comments."""
+    entries = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(None, 2)
+            if len(parts) < 3:
+                raise SystemExit("%s:%d: want 'PHASE REGISTER reason'"
+                                 % (path, n))
+            entries.append(tuple(parts))
+    return entries
+
+
+def allowed(entries, phase, reg):
+    for e in entries:
+        if e[0] in (phase, "*") and e[1] in (reg, base_name(reg)):
+            return e
+    return None
+
+
+def trace(r, on):
+    r.qom_set("nicA", "mmio-trace", on)
+
+
+def dump(r):
+    return r.qmp.cmd("qom-get", path="/machine/peripheral/nicA",
+                     property="mmio-trace-dump")
+
+
+def run_driver(t, r, drv):
+    """The phases for DRV: {phase: dump}; a failed phase ends the run."""
+    dumps = {}
+    for phase, script in PHASES:
+        if phase.startswith("-"):
+            rc, out = r.g("A=$(ifof %s)\n%s" % (A_MAC, script),
+                          check=False)
+            t.check("%s: %s (not traced)" % (drv, phase[1:]), rc == 0, out)
+            continue
+        trace(r, True)
+        rc, out = r.g("D=%s\nA=$(ifof %s)\n%s" % (drv, A_MAC, script),
+                      timeout=120, check=False)
+        trace(r, False)
+        d = dump(r)
+        dumps[phase] = d
+        nw = sum(1 for a in d["accesses"] if a[1])
+        ok = rc == 0 and not d["truncated"] and d["accesses"]
+        t.check("%s: %s: ran, traced (%d accesses, %d writes)%s"
+                % (drv, phase, len(d["accesses"]), nw,
+                   ", TRUNCATED" if d["truncated"] else ""),
+                ok, "rc %d\n%s" % (rc, out) if not ok else "")
+        if rc != 0:
+            break
+    return dumps
+
+
+def build_modules(a, short):
+    """Our *.ko for SHORT: --modules-K or built into build/parity/."""
+    mods = getattr(a, "modules_" + short.replace(".", "_"))
+    if mods:
+        return mods
+    kver = labvm.kernel_release(short)
+    mods = os.path.join(labvm.REPO, "build", "parity", "modules", kver)
+    env = dict(os.environ, DBBATCH_CACHE=os.path.join(labvm.CACHE,
+                                                      "parity-build"))
+    labvm.log("building our modules for %s into %s" % (kver, mods))
+    subprocess.run([os.path.join(LAB, "build-modules.sh"), kver, mods],
+                   check=True, env=env, stdout=sys.stderr)
+    return mods
+
+
+def checks(t, short, a, qemu):
+    out = labvm.run_dir(a.keep, short, "dbb-parity.")
+    mods = build_modules(a, short)
+    args = ["--kernel", short, "--driver", "igc", "--driver", "igc_batch",
+            "--qemu", qemu, "--smp", str(a.smp), "--out", out,
+            "--modules", mods,
+            "--nic-a", "dbb-igc,mmio-trace-max=%d" % TRACE_MAX]
+    ra = router.parse_args(args)
+    kos = router.our_modules(ra, ra.configs)
+    r = router.Router(ra, ra.configs, kos)
+    entries = load_allow(a.allow)
+    used = set()
+    with router.booted(t, r, "parity"):
+        names = register_names()
+        runs = {}
+        for drv in DRIVERS:
+            runs[drv] = run_driver(t, r, drv)
+        for phase, _ in PHASES:
+            if phase.startswith("-") or not all(phase in runs[d] for d in DRIVERS):
+                continue
+            diffs = compare(*(normalize(runs[d][phase]["accesses"], names)
+                              for d in DRIVERS))
+            new, known = [], []
+            for reg, up, ours in diffs:
+                e = allowed(entries, phase, reg)
+                line = "%s: upstream %s | igc_batch %s" % (reg, up, ours)
+                if e:
+                    used.add(e)
+                    known.append(line + "  [allowed: %s]" % e[2])
+                else:
+                    new.append(line)
+            t.check("%s: igc_batch's writes == upstream igc's, register by "
+                    "register (DMA/MAC/doorbells masked), but for the "
+                    "allow-list" % phase, not new,
+                    "\n".join(["NEW: " + x for x in new] + known))
+        clean, ev = r.clean(router.TAINT_OOT_UNSIGNED)
+        t.check("kernel log clean, no guest programming error", clean, ev)
+    stale = [e for e in entries if e not in used]
+    if stale:
+        print("# allow-list entries no difference matched (stale?): %s"
+              % "; ".join("%s %s" % e[:2] for e in stale), flush=True)
+    return out
+
+
+def main():
+    ap = labvm.test_args(__doc__.splitlines()[0])
+    ap.add_argument("--modules-6.1", dest="modules_6_1",
+                    help="our *.ko for 6.1 (default: built)")
+    ap.add_argument("--modules-6.12", dest="modules_6_12",
+                    help="our *.ko for 6.12 (default: built)")
+    ap.add_argument("--allow", default=ALLOW,
+                    help="the allow-list (default: %(default)s)")
+    ap.set_defaults(kernel=None)
+    if "--kernel" not in sys.argv:
+        sys.argv[1:1] = ["--kernel", "6.12"]
+    return labvm.one_boot_test(ap, checks)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
