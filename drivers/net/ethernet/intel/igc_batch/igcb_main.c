@@ -69,7 +69,7 @@ static bool igcb_is_i226(u16 id)
 	}
 }
 
-static u64 igcb_mac_stat(const struct igcb_adapter *a, u32 reg)
+u64 igcb_mac_stat(const struct igcb_adapter *a, u32 reg)
 {
 	unsigned int i;
 
