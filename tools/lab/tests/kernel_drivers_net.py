@@ -88,14 +88,14 @@ NOT_RUN = {
     "drivers/net/netcons_basic.sh": "software-only (two netdevsim ports, "
     "never NETIF), and Debian's 6.12 has no netdevsim (CONFIG_NETDEVSIM "
     "unset)",
-    "drivers/net/hw/ethtool.sh": "not run yet: net/forwarding's NETIFS "
-    "topology (both ports in the root namespace, mausezahn)",
-    "drivers/net/hw/ethtool_extended_state.sh": "not run yet: as ethtool.sh",
-    "drivers/net/hw/ethtool_mm.sh": "not run yet: as ethtool.sh",
-    "drivers/net/hw/ethtool_rmon.sh": "not run yet: as ethtool.sh",
-    "drivers/net/hw/hw_stats_l3.sh": "not run yet: as ethtool.sh",
-    "drivers/net/hw/hw_stats_l3_gre.sh": "not run yet: as ethtool.sh",
-    "drivers/net/hw/loopback.sh": "not run yet: as ethtool.sh",
+    "drivers/net/hw/ethtool.sh": "net/forwarding's topology (NETIFS: both "
+    "ports in the root namespace, mausezahn), not wired up yet",
+    "drivers/net/hw/ethtool_extended_state.sh": "as ethtool.sh",
+    "drivers/net/hw/ethtool_mm.sh": "as ethtool.sh",
+    "drivers/net/hw/ethtool_rmon.sh": "as ethtool.sh",
+    "drivers/net/hw/hw_stats_l3.sh": "as ethtool.sh",
+    "drivers/net/hw/hw_stats_l3_gre.sh": "as ethtool.sh",
+    "drivers/net/hw/loopback.sh": "as ethtool.sh",
 }
 PROGRAM_TIMEOUT = 900
 EXPECTED = os.path.join(HERE, "kernel_drivers_net.expected")
@@ -222,6 +222,10 @@ def setup_endpoints(r, ksft):
     rc, out = r.g("""
 A=%s B=%s K=%s
 for i in all default $A; do echo 0 >/proc/sys/net/ipv6/conf/$i/disable_ipv6; done
+# The DUT keeps its IPv6 address over a link down (stats.py check_down):
+# by default the kernel flushes it, and every later test that talks to
+# LOCAL_V6 fails (pp_alloc_fail.py: "iperf3 traffic did not ramp up").
+echo 1 >/proc/sys/net/ipv6/conf/$A/keep_addr_on_down
 ip netns del %s 2>/dev/null
 ip netns add %s
 ip link set $B netns %s
@@ -537,8 +541,8 @@ MUTANT_LINE = "\tnetdev->stat_ops = &igcb_stat_ops;\n"
 
 def build_modules(short, out, mutant=False):
     """Our *.ko for SHORT, built in a private tree (build-modules.sh wipes
-    $CACHE/build/<kver> first); MUTANT: from a copy of the tree without
-    MUTANT_LINE."""
+    $CACHE/build/<kver> first); MUTANT: from a copy of the tree where
+    MUTANT_LINE only mentions igcb_stat_ops."""
     env = dict(os.environ, DBBATCH_CACHE=os.path.join(labvm.CACHE,
                                                       "ksft-build"))
     tmp = None
@@ -564,7 +568,8 @@ def build_modules(short, out, mutant=False):
             raise SystemExit("--mutant: %r not in %s" % (MUTANT_LINE,
                                                            MUTANT_FILE))
         with open(path, "w") as f:
-            f.write(src.replace(MUTANT_LINE, ""))
+            # still "used": W=1 fails the build on an unused const
+            f.write(src.replace(MUTANT_LINE, "\t(void)igcb_stat_ops;\n"))
         env["LAB_REPO"] = tmp
     with lock("DBB_BUILD_LOCK", "/tmp/dbb-build.lock", "the module build"):
         subprocess.run(["nice", "-n", "10",
