@@ -535,6 +535,7 @@ int igcb_close(struct net_device *netdev);
 int igcb_reconfigure(struct igcb_adapter *a, unsigned int queues,
 		     u16 tx_desc, u16 rx_desc);
 void igcb_update_stats(struct igcb_adapter *a);
+u64 igcb_mac_stat(const struct igcb_adapter *a, u32 reg);
 void igcb_restart_link(struct igcb_adapter *a);
 void igcb_reset(struct igcb_adapter *a);
 void igcb_report_gone(struct igcb_adapter *a);

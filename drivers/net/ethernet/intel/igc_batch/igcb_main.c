@@ -18,6 +18,9 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/rtnetlink.h>
+#ifdef IGCB_HAVE_QSTATS
+#include <net/netdev_queues.h>
+#endif
 
 #include "igcb.h"
 
@@ -66,7 +69,7 @@ static bool igcb_is_i226(u16 id)
 	}
 }
 
-static u64 igcb_mac_stat(const struct igcb_adapter *a, u32 reg)
+u64 igcb_mac_stat(const struct igcb_adapter *a, u32 reg)
 {
 	unsigned int i;
 
@@ -161,6 +164,90 @@ static void igcb_get_stats64(struct net_device *netdev,
 	s->tx_errors = s->tx_aborted_errors + s->tx_window_errors;
 	spin_unlock(&a->stats_lock);
 }
+
+#ifdef IGCB_HAVE_QSTATS
+/* Per-queue statistics over netdev netlink (qstats): the same software
+ * counters as ndo_get_stats64, so that the base plus the queues in use
+ * equal the netdev's totals (tools/testing/selftests/drivers/net/stats.py
+ * checks it).  The base holds the queues ethtool -L took away.
+ */
+static void igcb_qstat_rx(struct igcb_rx_ring *rx,
+			  struct netdev_queue_stats_rx *s)
+{
+	unsigned int start;
+	u64 p, b, f;
+
+	do {
+		start = u64_stats_fetch_begin(&rx->sync);
+		p = rx->st.packets;
+		b = rx->st.bytes;
+		f = rx->st.alloc_failed;
+	} while (u64_stats_fetch_retry(&rx->sync, start));
+	s->packets += p;
+	s->bytes += b;
+	s->alloc_fail += f;
+}
+
+static void igcb_qstat_tx(struct igcb_tx_ring *tx,
+			  struct netdev_queue_stats_tx *s)
+{
+	unsigned int start;
+	u64 p, b;
+
+	do {
+		start = u64_stats_fetch_begin(&tx->clean_sync);
+		p = tx->cs.packets;
+		b = tx->cs.bytes;
+	} while (u64_stats_fetch_retry(&tx->clean_sync, start));
+	s->packets += p;
+	s->bytes += b;
+}
+
+static void igcb_get_queue_stats_rx(struct net_device *netdev, int idx,
+				    struct netdev_queue_stats_rx *s)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	s->packets = 0;
+	s->bytes = 0;
+	s->alloc_fail = 0;
+	igcb_qstat_rx(&a->qv[idx]->rx, s);
+}
+
+static void igcb_get_queue_stats_tx(struct net_device *netdev, int idx,
+				    struct netdev_queue_stats_tx *s)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+
+	s->packets = 0;
+	s->bytes = 0;
+	igcb_qstat_tx(&a->qv[idx]->tx, s);
+}
+
+static void igcb_get_base_stats(struct net_device *netdev,
+				struct netdev_queue_stats_rx *rx,
+				struct netdev_queue_stats_tx *tx)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	unsigned int i;
+
+	rx->packets = 0;
+	rx->bytes = 0;
+	rx->alloc_fail = 0;
+	tx->packets = 0;
+	tx->bytes = 0;
+	for (i = netdev->real_num_rx_queues; i < IGCB_MAX_QUEUES; i++)
+		igcb_qstat_rx(&a->qv[i]->rx, rx);
+	for (i = netdev->real_num_tx_queues; i < IGCB_MAX_QUEUES; i++)
+		igcb_qstat_tx(&a->qv[i]->tx, tx);
+}
+
+static const struct netdev_stat_ops igcb_stat_ops = {
+	.get_queue_stats_rx	= igcb_get_queue_stats_rx,
+	.get_queue_stats_tx	= igcb_get_queue_stats_tx,
+	.get_base_stats		= igcb_get_base_stats,
+};
+#endif
 
 /* Receive addresses and the multicast table from the netdev's lists. */
 static void igcb_set_rx_mode(struct net_device *netdev)
@@ -834,6 +921,9 @@ static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	igcb_rss_default_reta(a);
 
 	netdev->netdev_ops = &igcb_netdev_ops;
+#ifdef IGCB_HAVE_QSTATS
+	netdev->stat_ops = &igcb_stat_ops;
+#endif
 	igcb_set_ethtool_ops(netdev);
 	igcb_init_features(netdev);
 	igcb_xdp_set_features(netdev);

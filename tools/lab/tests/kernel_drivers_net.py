@@ -1,0 +1,673 @@
+#!/usr/bin/env python3
+"""kernel_drivers_net.py: the kernel's own NIC driver selftests
+(tools/testing/selftests/drivers/net and drivers/net/hw of Debian's
+linux-source-6.12), unmodified, against upstream igc and igc_batch on two
+dbb-igc ports in one 6.12 lab guest; TAP output and a per-case table.
+
+    tools/lab/tests/kernel_drivers_net.py [--kernel 6.12] [--driver igc
+        --driver igc_batch] [--modules DIR] [--keep DIR] [--rst FILE]
+
+The guest is router.py's with its two ports wired to each other (--wire
+loop): the device under test (port A, NETIF) stays in the root namespace,
+port B is the remote end in the network namespace "remote"
+(REMOTE_TYPE=netns).  The tests are configured only through their own
+net.config (drivers/net/net.config and drivers/net/hw/net.config), written
+in the guest:
+
+    NETIF=<A>  LOCAL_V4=192.0.2.1  REMOTE_V4=192.0.2.2
+    LOCAL_V6=2001:db8:1::1  REMOTE_V6=2001:db8:1::2
+    REMOTE_TYPE=netns  REMOTE_ARGS=remote
+
+They run in the source tree's layout (lib/py finds tools/net/ynl and
+Documentation/netlink/specs there), extracted from
+/usr/src/linux-source-6.12.tar.xz into $DBBATCH_CACHE/ksft/, with
+net/lib/csum built on the host.  The guest carries Debian 12's python3.11
+(+ PyYAML), socat, iputils ping, jq, devlink, iperf3, ethtool 6.1 and
+iproute2 6.1.
+
+Per driver, the driver's defaults (2 combined queues on the 2-vCPU guest;
+upstream igc oopses on "ip link set up" after "ethtool -L combined 4"
+there, see the doc), each test program is run as
+"python3 PROGRAM" with a bound; every KTAP case line it prints becomes one
+TAP line here: "ok" for a pass, "ok ... # SKIP reason" for a skip or an
+xfail (the test's reason), "not ok" for a failure, except a failure whose
+output shows one of Debian 12's user-space tools too old for the test
+(USERSPACE below: a skip naming the tool).  A program that dies before it
+prints a case is one failed case "<program>.setup".  Then per driver the
+kernel log must be clean (no warning, oops, hang; taint only O and E) and
+the model must have logged no guest programming error.  Finally: every
+case upstream igc passes, igc_batch passes too.
+
+The table (stdout, the run directory's table.txt and table.json, and with
+--rst an RST table for Documentation/) has one row per case and one
+column per driver.  Exit 0 when every check passed.
+
+Every guest boot holds /tmp/dbb-guest.lock and the module build
+/tmp/dbb-build.lock (DBB_GUEST_LOCK, DBB_BUILD_LOCK; empty: no lock).
+"""
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAB = os.path.dirname(HERE)
+sys.path.insert(0, LAB)
+import labvm  # noqa: E402
+import router  # noqa: E402
+
+SRC_PKG = "linux-source-6.12"
+SRC_TAR = "/usr/src/%s.tar.xz" % SRC_PKG
+# What the tests need of the source tree, nothing more.
+SRC_PARTS = ("tools/testing/selftests/net/lib",
+             "tools/testing/selftests/drivers/net",
+             "tools/testing/selftests/net/lib.sh",
+             "tools/testing/selftests/net/net_helper.sh",
+             "tools/testing/selftests/net/forwarding/lib.sh",
+             "tools/testing/selftests/net/forwarding/tc_common.sh",
+             "tools/testing/selftests/net/forwarding/ipip_lib.sh",
+             "tools/testing/selftests/kselftest.h",
+             "tools/testing/selftests/kselftest",
+             "tools/net/ynl",
+             "Documentation/netlink/specs")
+KSFT = "tools/testing/selftests"
+# The programs, in the order they run: (directory under KSFT, program).
+PROGRAMS = (("drivers/net", "ping.py"), ("drivers/net", "stats.py"),
+            ("drivers/net", "queues.py"), ("drivers/net/hw", "csum.py"),
+            ("drivers/net/hw", "rss_ctx.py"),
+            ("drivers/net/hw", "pp_alloc_fail.py"),
+            ("drivers/net/hw", "devlink_port_split.py"))
+# Programs of the same directories not run yet, and why (in the table).
+NOT_RUN = {
+    "drivers/net/netcons_basic.sh": "software-only (two netdevsim ports, "
+    "never NETIF), and Debian's 6.12 has no netdevsim (CONFIG_NETDEVSIM "
+    "unset)",
+    "drivers/net/hw/ethtool.sh": "net/forwarding's topology (NETIFS: both "
+    "ports in the root namespace, mausezahn), not wired up yet",
+    "drivers/net/hw/ethtool_extended_state.sh": "as ethtool.sh",
+    "drivers/net/hw/ethtool_mm.sh": "as ethtool.sh",
+    "drivers/net/hw/ethtool_rmon.sh": "as ethtool.sh",
+    "drivers/net/hw/hw_stats_l3.sh": "as ethtool.sh",
+    "drivers/net/hw/hw_stats_l3_gre.sh": "as ethtool.sh",
+    "drivers/net/hw/loopback.sh": "as ethtool.sh",
+}
+PROGRAM_TIMEOUT = 900
+EXPECTED = os.path.join(HERE, "kernel_drivers_net.expected")
+LOCAL_V4, REMOTE_V4 = "192.0.2.1", "192.0.2.2"
+LOCAL_V6, REMOTE_V6 = "2001:db8:1::1", "2001:db8:1::2"
+NETNS = "remote"
+TAINT_OK = router.TAINT_OOT_UNSIGNED
+# Failures that are Debian 12's user space, not the driver: (regex on the
+# case's output, the reason given as its skip).
+USERSPACE = (
+    (r"ethtool: bad command line argument|ethtool: unrecognized option|"
+     r"json output is not (?:supported|available)|"
+     r"--json.*not supported|JSONDecodeError",
+     "Debian 12's ethtool 6.1 lacks an option the test uses"),
+    # The test suite's own: 6.12's csum.py uses cfg.remote_ifname, which
+    # 6.12's NetDrvEpEnv does not have (upstream added it in 6.13).
+    (r"'NetDrvEpEnv' object has no attribute 'remote_ifname'",
+     "6.12's csum.py needs NetDrvEpEnv.remote_ifname, which 6.12's "
+     "lib/py lacks (added upstream later)"),
+)
+# Host tools copied into the guest, beyond router.py's (tool, package).
+TOOLS = (("/usr/bin/python3.11", "python3.11"), ("socat", "socat"),
+         ("ping", "iputils-ping"), ("jq", "jq"), ("devlink", "iproute2"),
+         ("timeout", "coreutils"), ("mausezahn", "netsniff-ng"))
+PY_DIRS = ("/usr/lib/python3.11", "/usr/lib/python3/dist-packages/yaml",
+           "/usr/lib/python3/dist-packages/_yaml")
+
+
+@contextlib.contextmanager
+def lock(env, default, what):
+    """flock(2) on $ENV (DEFAULT when unset; empty: no lock)."""
+    path = os.environ.get(env, default)
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            labvm.log("waiting for %s before %s" % (path, what))
+            fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def source_tree():
+    """$CACHE/ksft/linux-source-6.12 with SRC_PARTS and net/lib/csum."""
+    top = os.path.join(labvm.CACHE, "ksft", SRC_PKG)
+    stamp = os.path.join(top, ".parts")
+    want = "\n".join(SRC_PARTS) + "\n"
+    if not (os.path.exists(stamp) and open(stamp).read() == want):
+        if not os.path.exists(SRC_TAR):
+            raise SystemExit("%s missing: apt-get install %s (tools/lab/"
+                             "setup.sh installs it)" % (SRC_TAR, SRC_PKG))
+        labvm.log("extracting the selftests, ynl and the netlink specs from "
+                  "%s (about 15 s)" % SRC_TAR)
+        shutil.rmtree(top, ignore_errors=True)
+        os.makedirs(os.path.dirname(top), exist_ok=True)
+        subprocess.run(["nice", "-n", "10", "tar", "-xJf", SRC_TAR, "-C",
+                        os.path.dirname(top)] +
+                       ["%s/%s" % (SRC_PKG, p) for p in SRC_PARTS],
+                       check=True)
+        with open(stamp, "w") as f:
+            f.write(want)
+    lib = os.path.join(top, KSFT, "net/lib")
+    csum = os.path.join(lib, "csum")
+    if not os.path.exists(csum):
+        subprocess.run(["nice", "-n", "10", "gcc", "-Wall",
+                        "-Wl,--no-as-needed", "-O2", "-I", os.path.join(
+                            top, KSFT), "-o", csum, os.path.join(lib, "csum.c")],
+                       check=True)
+    return top
+
+
+def guest_files():
+    """{guest path: host path}: python3 and the libraries of its C
+    extension modules (lib-dynload, PyYAML's)."""
+    files = {"/usr/bin/python3": "/usr/bin/python3.11"}
+    sos = []
+    for d in PY_DIRS:
+        for root, _, names in os.walk(d):
+            sos += [os.path.join(root, n) for n in names if n.endswith(".so")]
+    for so in sos:
+        out = subprocess.run(["ldd", so], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True).stdout
+        for m in re.finditer(r"(/\S+) \(0x", out):
+            files[m.group(1)] = os.path.realpath(m.group(1))
+    return files
+
+
+class KsftRouter(router.Router):
+    """router.Router whose initramfs also carries python3, the tools the
+    selftests call and the source tree (router.py builds it; we add)."""
+
+    def __init__(self, args, configs, extra_ko, ksrc):
+        super().__init__(args, configs, extra_ko, guest_files())
+        self.ksrc = ksrc
+
+    def boot(self):
+        orig = labvm.build_initramfs
+
+        def build(kver, out, init, tools=labvm.BASE_TOOLS, **kw):
+            kw["dirs"] = list(kw.get("dirs") or ()) + list(PY_DIRS) + [
+                self.ksrc]
+            return orig(kver, out, init, tools=tuple(tools) + TOOLS, **kw)
+        labvm.build_initramfs = build
+        try:
+            super().boot()
+        finally:
+            labvm.build_initramfs = orig
+
+
+def net_config(ifname):
+    return ("# written by tools/lab/tests/kernel_drivers_net.py\n"
+            "NETIF=%s\nLOCAL_V4=%s\nREMOTE_V4=%s\nLOCAL_V6=%s\n"
+            "REMOTE_V6=%s\nREMOTE_TYPE=netns\nREMOTE_ARGS=%s\n"
+            % (ifname, LOCAL_V4, REMOTE_V4, LOCAL_V6, REMOTE_V6, NETNS))
+
+
+def setup_endpoints(r, ksft):
+    """B into the netns, addresses on both ends, net.config in both test
+    directories; raises if A cannot reach B."""
+    A, B = r.ifa, r.ifb
+    conf = net_config(A)
+    rc, out = r.g("""
+A=%s B=%s K=%s
+for i in all default $A; do echo 0 >/proc/sys/net/ipv6/conf/$i/disable_ipv6; done
+# The DUT keeps its IPv6 address over a link down (stats.py check_down):
+# by default the kernel flushes it, and every later test that talks to
+# LOCAL_V6 fails (pp_alloc_fail.py: "iperf3 traffic did not ramp up").
+echo 1 >/proc/sys/net/ipv6/conf/$A/keep_addr_on_down
+ip netns del %s 2>/dev/null
+ip netns add %s
+ip link set $B netns %s
+N="ip netns exec %s"
+$N sh -c "echo 0 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+	echo 0 >/proc/sys/net/ipv6/conf/$B/disable_ipv6"
+$N ip link set lo up
+$N ip addr add %s/24 dev $B
+$N ip -6 addr add %s/64 dev $B nodad
+$N ip link set $B up
+ip addr flush dev $A
+ip addr add %s/24 dev $A
+ip -6 addr add %s/64 dev $A nodad
+ip link set $A up
+i=0; while ! ping -c 1 -W 1 %s >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -lt 30 ] || { echo "no IPv4 path to the remote end"; exit 1; }; done
+i=0; while ! ping -6 -c 1 -W 1 %s >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -lt 30 ] || { echo "no IPv6 path to the remote end"; exit 1; }; done
+for d in drivers/net drivers/net/hw; do
+	cat >$K/$d/net.config <<'EOF'
+%sEOF
+done
+cat $K/drivers/net/net.config
+ethtool -i $A | head -n 2
+ethtool -l $A | sed -n '/Current/,$p' | grep Combined
+""" % (A, B, ksft, NETNS, NETNS, NETNS, NETNS, REMOTE_V4, REMOTE_V6,
+       LOCAL_V4, LOCAL_V6, REMOTE_V4, REMOTE_V6, conf), timeout=180,
+        check=False)
+    if rc != 0:
+        raise RuntimeError("endpoint setup failed (%d):\n%s" % (rc, out))
+    return out
+
+
+CASE = re.compile(r"^(not )?ok \d+ ([\w.\-]+)(?:\s+#\s*(\w+)\s*(.*))?$")
+
+
+def parse_ktap(prog, out, rc, partial=False):
+    """A test program's output -> [(case, result, reason, evidence)];
+    result is pass, fail, skip or xfail.  PARTIAL: the program did not
+    end (the kernel oopsed): its cases so far, nothing made up."""
+    res, ev, excused = [], [], 0
+    for line in out.splitlines():
+        line = line.rstrip()
+        m = CASE.match(line)
+        if not m:
+            ev.append(line)
+            continue
+        name, directive = m.group(2), (m.group(3) or "").upper()
+        reason = (m.group(4) or "").strip()
+        if m.group(1):
+            result = "fail"
+        elif directive == "SKIP":
+            result = "skip"
+        elif directive == "XFAIL":
+            result = "xfail"
+        else:
+            result = "pass"
+        detail = "\n".join(ev[-40:])
+        if result == "fail":
+            reason = last_error(ev)
+            for rx, why in USERSPACE:
+                if re.search(rx, "\n".join(ev)):
+                    result, reason = "skip", why
+                    detail = "the test failed: " + last_error(ev)
+                    excused += 1
+                    break
+        if result in ("skip", "xfail") and not reason:
+            reason = last_error(ev) or "no reason given"
+        res.append((name, result, reason, detail))
+        ev = []
+    base = prog.rsplit(".", 1)[0]
+    if partial:
+        return res
+    if not res:
+        # died before its first case (an import, the environment), or a
+        # plain program (devlink_port_split.py: exit status 4 = skip)
+        tail = "\n".join(ev[-40:])
+        if rc == 4:
+            res.append((base, "skip", last_error(ev) or "exit status 4 "
+                        "(kselftest skip)", tail))
+        elif rc == 0:
+            res.append((base, "pass", "", tail))
+        else:
+            res.append((base + ".setup", "fail", "exit status %d: %s"
+                        % (rc, last_error(ev)), tail))
+    elif rc not in (0, 4) and not excused and all(r[1] != "fail"
+                                                  for r in res):
+        res.append((base + ".exit", "fail", "exit status %d after its "
+                    "cases" % rc, "\n".join(ev[-40:])))
+    return res
+
+
+def last_error(lines):
+    """The last line of a test's output that says what went wrong."""
+    for line in reversed(lines):
+        s = line.strip().lstrip("#").strip()
+        if re.search(r"Error|Exception|error|fail|SKIP|skip|[Nn]ot "
+                     r"supported|requires|Requires", s) and \
+                not s.startswith("Totals"):
+            return s[:240]
+    return ""
+
+
+OOPS = r"Oops|BUG:|general protection|kernel BUG|watchdog: BUG|hung_task"
+
+
+def run_program(r, ksft, d, prog):
+    """Run one program in the guest; (status, output, oops): a watcher
+    stops waiting as soon as the kernel logs an oops (the program may be
+    stuck for good in the kernel then, e.g. holding RTNL)."""
+    rc, out = r.g("""
+cd %s/%s || exit 98
+n0=$(dmesg | grep -cE '%s')
+timeout -k 10 %d python3 ./%s >/tmp/ksft.out 2>&1 </dev/null &
+p=$!
+while kill -0 $p 2>/dev/null; do
+	if [ "$(dmesg | grep -cE '%s')" -gt "$n0" ]; then
+		cat /tmp/ksft.out; echo "@@KERNEL-OOPS"
+		dmesg | grep -E -A 30 '%s' | head -n 60; exit 99
+	fi
+	sleep 1
+done
+wait $p; rc=$?
+cat /tmp/ksft.out; exit $rc
+""" % (ksft, d, OOPS, PROGRAM_TIMEOUT, prog, OOPS, OOPS),
+        timeout=PROGRAM_TIMEOUT + 60, check=False)
+    if rc == 99 and "@@KERNEL-OOPS" in out:
+        before, _, oops = out.partition("@@KERNEL-OOPS")
+        return rc, before, oops.strip()
+    return rc, out, None
+
+
+def run_driver(t, a, short, qemu, ksrc, driver, expected):
+    """All programs against DRIVER, one boot, and a new one after a
+    program oopsed the kernel.  Returns ({case: (result, reason,
+    evidence)}, run directories)."""
+    ksft = os.path.join(ksrc, KSFT)
+    todo = [p for p in PROGRAMS if not a.only or p[1] in a.only]
+    cases, dirs, n = {}, [], 0
+    while todo:
+        n += 1
+        out = labvm.run_dir(a.keep and os.path.join(a.keep, short),
+                            "%s-%d" % (driver, n), "dbb-ksft.")
+        os.makedirs(out, exist_ok=True)
+        dirs.append(out)
+        args = ["--kernel", short, "--qemu", qemu, "--smp", str(a.smp),
+                "--mem", "1536", "--wire", "loop", "--rings", "0",
+                "--rmem", str(a.rmem), "--out", out, "--driver", driver]
+        if a.modules:
+            args += ["--modules", a.modules]
+        if a.viommu:
+            args += ["--viommu"]
+        ra = router.parse_args(args)
+        kos = router.our_modules(ra, ra.configs)
+        r = KsftRouter(ra, ra.configs, kos, ksrc)
+        left = len(todo)
+        oops = None
+        with lock("DBB_GUEST_LOCK", "/tmp/dbb-guest.lock", "a guest boot"):
+            with router.booted(t, r, "%s boot %d" % (driver, n)):
+                labvm.log("%s: boot %.1f s" % (t.kver, r.boot_time))
+                r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null;"
+                    " true\n", check=False)
+                lo = r.load(ra.configs[0])
+                t.check("%s binds both ports, links up (%s combined queues)"
+                        " [boot %d]" % (driver, r.queues_now, n),
+                        driver in lo, lo)
+                setup_endpoints(r, ksft)
+                while todo and not oops:
+                    d, prog = todo.pop(0)
+                    t0 = time.time()
+                    rc, o, oops = run_program(r, ksft, d, prog)
+                    labvm.log("%s: %s/%s: exit %d in %.0f s%s" % (
+                        driver, d, prog, rc, time.time() - t0,
+                        " (kernel oops)" if oops else ""))
+                    got = {c[0]: c[1:] for c in
+                           parse_ktap(prog, o, rc, bool(oops))}
+                    if oops:
+                        got[prog.rsplit(".", 1)[0] + ".kernel-oops"] = (
+                            "fail", "the kernel oopsed: " +
+                            oops.splitlines()[0], oops)
+                    cases.update(got)
+                    report(t, driver, got, expected)
+                if not oops:
+                    r.g("ip netns del %s; sleep 1\n" % NETNS, check=False)
+                    ok, ev = r.clean(TAINT_OK)
+                    t.check("%s: kernel log clean, taint O/E at most, no "
+                            "guest programming error in the model [boot %d]"
+                            % (driver, n), ok, ev)
+        if len(todo) == left:
+            break           # the boot ran nothing: do not loop
+    report(t, driver, cases, expected, final=True)
+    return cases, dirs
+
+
+def read_expected(path):
+    """{driver: {case: (result, note)}} from the expectations file."""
+    exp = {}
+    if not path or not os.path.exists(path):
+        return exp
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            p = line.split(None, 3)
+            exp.setdefault(p[0], {})[p[1]] = (p[2], p[3] if len(p) > 3
+                                              else "")
+    return exp
+
+
+def report(t, driver, cases, expected, final=False):
+    """One TAP line per case.  A pass passes; a skip is a skip unless the
+    case is expected to pass (the regression bar: a case that passed
+    must not start skipping, e.g. because a feature went away); a failure
+    fails unless expected (a known failure of the reference driver, the
+    model or user space, listed with why in the expectations file)."""
+    exp = expected.get(driver, {})
+    if final:
+        for name, (want, note) in exp.items():
+            if want == "pass" and name not in cases:
+                t.check("%s: %s (expected to pass; did not run)"
+                        % (driver, name), False)
+        return
+    for name, (result, reason, ev) in cases.items():
+        label = "%s: %s" % (driver, name)
+        want, note = exp.get(name, (None, ""))
+        if result == "pass":
+            t.check(label, True)
+        elif want == "pass":
+            t.check("%s (expected to pass; %s: %s)" % (label, result,
+                                                        reason), False, ev)
+        elif result in ("skip", "xfail"):
+            t.check(label, True, ev if ev.startswith("the test failed")
+                    else "", skip=("%s%s" % (
+                        "XFAIL " if result == "xfail" else "", reason)))
+        elif want == "fail":
+            t.check(label, True, skip="known failure (%s): %s"
+                    % (note, reason))
+        else:
+            t.check(label, False, ev)
+
+
+def write_expected(path, results, old):
+    """The expectations file from this run: pass -> pass, fail -> fail
+    (keeping an existing note; a new one says TODO), skips not listed."""
+    lines = ["# tools/lab/tests/kernel_drivers_net.py: expected results",
+             "# <driver> <case> pass|fail [why it fails]; a case listed "
+             "pass must pass",
+             "# (a skip fails it), a case listed fail may fail; skips "
+             "are not listed."]
+    for d, cases in results.items():
+        for n, c in cases.items():
+            if c[0] in ("pass", "fail"):
+                note = old.get(d, {}).get(n, ("", ""))[1]
+                if c[0] == "fail" and not note:
+                    note = "TODO: why"
+                lines.append(("%s %s %s %s" % (d, n, c[0], note)).rstrip())
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def table(results, drivers):
+    """[[case, result of each driver...]] with every case any driver
+    ran, in the order they ran, then the programs not run."""
+    names = []
+    for d in drivers:
+        for n in results.get(d, {}):
+            if n not in names:
+                names.append(n)
+    rows = []
+    for n in names:
+        row = [n]
+        for d in drivers:
+            c = results.get(d, {}).get(n)
+            if c is None:
+                row.append("-")
+            elif c[0] == "pass":
+                row.append("pass")
+            else:
+                row.append("%s: %s" % (c[0], c[1]) if c[1] else c[0])
+        rows.append(row)
+    for prog, why in NOT_RUN.items():
+        rows.append([prog] + ["not run: " + why] * len(drivers))
+    return rows
+
+
+def text_table(rows, drivers):
+    w = max(len(r[0]) for r in rows)
+    lines = ["%-*s  %s" % (w, "case", " | ".join(drivers))]
+    for r in rows:
+        lines.append("%-*s  %s" % (w, r[0], " | ".join(r[1:])))
+    return "\n".join(lines)
+
+
+def rst_table(rows, drivers, kver):
+    """A list-table (the cells are long)."""
+    out = [".. list-table:: drivers/net selftests of linux-source-6.12 on "
+           "dbb-igc, kernel %s (EMULATED: QEMU TCG)" % kver,
+           "   :header-rows: 1", "   :widths: 30 %s" % " ".join(
+               ["35"] * len(drivers)), "",
+           "   * - case"] + ["     - %s" % d for d in drivers]
+    for r in rows:
+        out.append("   * - ``%s``" % r[0])
+        out += ["     - %s" % c.replace("*", "\\*") for c in r[1:]]
+    return "\n".join(out) + "\n"
+
+
+# --mutant: igc_batch without its per-queue statistics (qstats): the
+# line that hands the stack igcb_stat_ops goes.  The run must fail.
+MUTANT_FILE = "drivers/net/ethernet/intel/igc_batch/igcb_main.c"
+MUTANT_LINE = "\tnetdev->stat_ops = &igcb_stat_ops;\n"
+
+
+def build_modules(short, out, mutant=False):
+    """Our *.ko for SHORT, built in a private tree (build-modules.sh wipes
+    $CACHE/build/<kver> first); MUTANT: from a copy of the tree where
+    MUTANT_LINE only mentions igcb_stat_ops."""
+    env = dict(os.environ, DBBATCH_CACHE=os.path.join(labvm.CACHE,
+                                                      "ksft-build"))
+    tmp = None
+    if mutant:
+        tmp = os.path.join(labvm.CACHE, "ksft-build", "mutant-src")
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        files = subprocess.run(
+            ["git", "-C", labvm.REPO, "ls-files", "-z", "--cached",
+             "--others", "--exclude-standard"], check=True,
+            stdout=subprocess.PIPE).stdout.split(b"\0")
+        for f in files:
+            f = f.decode()
+            if f and os.path.isfile(os.path.join(labvm.REPO, f)):
+                os.makedirs(os.path.dirname(os.path.join(tmp, f)),
+                            exist_ok=True)
+                shutil.copy2(os.path.join(labvm.REPO, f),
+                             os.path.join(tmp, f))
+        path = os.path.join(tmp, MUTANT_FILE)
+        with open(path) as f:
+            src = f.read()
+        if MUTANT_LINE not in src:
+            raise SystemExit("--mutant: %r not in %s" % (MUTANT_LINE,
+                                                           MUTANT_FILE))
+        with open(path, "w") as f:
+            # still "used": W=1 fails the build on an unused const
+            f.write(src.replace(MUTANT_LINE, "\t(void)igcb_stat_ops;\n"))
+        env["LAB_REPO"] = tmp
+    with lock("DBB_BUILD_LOCK", "/tmp/dbb-build.lock", "the module build"):
+        subprocess.run(["nice", "-n", "10",
+                        os.path.join(LAB, "build-modules.sh"), short, out],
+                       check=True, env=env, stdout=sys.stderr)
+    return out
+
+
+def checks(t, short, a, qemu, ksrc):
+    """Every driver's runs into T; the comparison and the table."""
+    kver = t.kver
+    if not a.modules and "igc_batch" in a.drivers:
+        a.modules = build_modules(short, os.path.join(
+            labvm.REPO, "build", "ksft", "mutant" if a.mutant else
+            "modules", kver), a.mutant)
+    expected = {} if a.only else read_expected(a.expected)
+    results, dirs = {}, []
+    for driver in a.drivers:
+        results[driver], d = run_driver(t, a, short, qemu, ksrc, driver,
+                                        expected)
+        dirs += d
+    drivers = list(results)
+    if "igc" in results and "igc_batch" in results:
+        worse = [n for n, c in results["igc"].items() if c[0] == "pass"
+                 and results["igc_batch"].get(n, ("missing",))[0] != "pass"]
+        t.check("igc_batch passes every case upstream igc passes (%d)"
+                % sum(c[0] == "pass" for c in results["igc"].values()),
+                not worse, "not on igc_batch: " + ", ".join(worse))
+    rows = table(results, drivers)
+    txt = text_table(rows, drivers)
+    print("\n".join("# " + line for line in txt.splitlines()), flush=True)
+    tdir = dirs[0] if dirs else "."
+    with open(os.path.join(tdir, "table.txt"), "w") as f:
+        f.write(txt + "\n")
+    with open(os.path.join(tdir, "table.json"), "w") as f:
+        json.dump({"kernel": kver, "drivers": drivers,
+                   "cases": {d: {n: c[:2] for n, c in res.items()}
+                             for d, res in results.items()}}, f, indent=1)
+    if a.write_expected:
+        write_expected(a.write_expected, results, expected)
+        labvm.log("wrote %s" % a.write_expected)
+    if a.rst:
+        with open(a.rst, "w") as f:
+            f.write(rst_table(rows, drivers, kver))
+        labvm.log("wrote %s" % a.rst)
+    return dirs
+
+
+def main():
+    ap = labvm.test_args(__doc__.splitlines()[0])
+    ap.add_argument("--driver", action="append", dest="drivers",
+                    choices=("igc", "igc_batch"),
+                    help="driver under test, in this order (default: igc "
+                    "then igc_batch)")
+    ap.add_argument("--modules", help="our *.ko for the kernel (default: "
+                    "built with build-modules.sh into build/ksft/modules/)")
+    ap.add_argument("--only", action="append", metavar="PROGRAM",
+                    help="run only this program (e.g. stats.py; "
+                    "repeatable)")
+    ap.add_argument("--rst", metavar="FILE", help="also write the table "
+                    "as an RST list-table to FILE")
+    ap.add_argument("--expected", default=EXPECTED, metavar="FILE",
+                    help="expected results (default %(default)s; not "
+                    "with --only)")
+    ap.add_argument("--write-expected", metavar="FILE", help="write this "
+                    "run's results as an expectations file")
+    ap.add_argument("--mutant", action="store_true", help="igc_batch "
+                    "built without its per-queue statistics (qstats): "
+                    "shows that the run fails (implies --driver "
+                    "igc_batch)")
+    ap.add_argument("--viommu", action="store_true", help="an emulated "
+                    "IOMMU, strict, in the guests: a device write where the "
+                    "driver mapped nothing is refused (and counted by the "
+                    "model) instead of corrupting memory")
+    ap.add_argument("--keep", help="keep the run directory in DIR/<kernel>")
+    ap.add_argument("--smp", type=int, default=2)
+    a = ap.parse_args()
+    a.kernel = a.kernel or ["6.12"]
+    if any(k not in ("6.12", "6.12-rt", "6.12-debug") for k in a.kernel):
+        ap.error("the selftests are linux-source-6.12's: --kernel 6.12, "
+                 "6.12-rt or 6.12-debug")
+    a.drivers = (["igc_batch"] if a.mutant else
+                 a.drivers or ["igc", "igc_batch"])
+    if a.mutant and a.modules:
+        ap.error("--mutant builds its own modules")
+    for tool, pkg in TOOLS:
+        if not shutil.which(tool):
+            raise SystemExit("%s not found: apt-get install %s"
+                             % (tool, pkg))
+    for d in PY_DIRS:
+        if not os.path.isdir(d):
+            raise SystemExit("%s missing: apt-get install python3.11 "
+                             "python3-yaml" % d)
+    ksrc = source_tree()
+    qemu = labvm.qemu_binary(a.qemu)
+    return labvm.run_per_kernel(a, lambda t, short: checks(t, short, a,
+                                                            qemu, ksrc))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
