@@ -157,6 +157,24 @@ for k in $KERNELS; do
 		"--modules-$k" "$mods"
 done
 
+# On 6.12: the kernel's own drivers/net selftests, unmodified, against
+# igc_batch (their expected results: tools/lab/tests/kernel_drivers_net.expected;
+# upstream igc beside it is a manual run, it oopses on the model in 1 of
+# 3 boots, see Documentation/lab/kernel-drivers-net.rst), and igc_batch's
+# register writes against upstream igc's, phase by phase (igc_parity.py,
+# differences allowed only as listed in igc_parity.allow).
+if [[ " $KERNELS " == *" 6.12 "* ]]; then
+	echo "== 6.12: the kernel's drivers/net selftests on igc_batch; register parity with igc"
+	kver=${KVER[6.12]}
+	mods=$repo/build/modules/$kver
+	DBB_GUEST_LOCK= DBB_BUILD_LOCK= tap_run "kernel_drivers_net" \
+		"drivers/net selftests" /usr/bin/python3 \
+		tools/lab/tests/kernel_drivers_net.py --driver igc_batch \
+		--modules "$mods"
+	tap_run "igc_parity" "igc parity" /usr/bin/python3 \
+		tools/lab/tests/igc_parity.py --modules-6.12 "$mods"
+fi
+
 # make report's smoke run: two 1 s steps and an instruction count of igc
 # and igc_batch batched, then the page, plots, JSON and RST table checked
 # (about 1 min).  Unlocked like the tests above (report.py otherwise takes
