@@ -372,6 +372,9 @@ PLUGIN_SRC = os.path.join(LAB, "plugin", "dbb_insn.c")
 
 
 
+KERNEL_CHOICES = ("6.1", "6.12", "6.12-rt", "6.12-debug")
+
+
 def test_args(description):
     """The options every lab test takes: --kernel (repeatable; default
     6.1 and 6.12; 6.12-rt is Debian's PREEMPT_RT, 6.12-debug the lab's
@@ -379,11 +382,28 @@ def test_args(description):
     sockets)."""
     import argparse
     ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--kernel", action="append",
-                    choices=["6.1", "6.12", "6.12-rt", "6.12-debug"])
+    ap.add_argument("--kernel", action="append", choices=KERNEL_CHOICES)
     ap.add_argument("--qemu")
     ap.add_argument("--rmem", type=int, default=4 << 20)
     return ap
+
+
+def modules_args(ap):
+    """--modules-K DIR for every lab kernel K: our *.ko built for it
+    (tools/lab/build-modules.sh); modules_for() reads them."""
+    for k in KERNEL_CHOICES:
+        ap.add_argument("--modules-" + k, dest=_modules_dest(k),
+                        help="our *.ko for %s (tools/lab/build-modules.sh)"
+                        % k)
+
+
+def _modules_dest(short):
+    return "modules_" + re.sub(r"[.-]", "_", short)
+
+
+def modules_for(a, short):
+    """The --modules-SHORT directory of parsed options A, or None."""
+    return getattr(a, _modules_dest(short), None)
 
 
 def one_boot_test(ap, checks):

@@ -499,7 +499,7 @@ def checks(t, short, a, qemu):
             "--gen-args", router.TEST_GEN_ARGS,
             "--qemu", qemu, "--smp", str(a.smp), "--queues", str(QUEUES),
             "--rings", str(RINGS), "--out", out]
-    mods = getattr(a, "modules_" + short.replace(".", "_"))
+    mods = labvm.modules_for(a, short)
     if mods:
         args += ["--modules", mods]
     ra = router.parse_args(args)
@@ -804,10 +804,7 @@ lsmod | grep -E '^(igc_batch|dbbatch) ' || true
 
 def main():
     ap = labvm.test_args(__doc__.splitlines()[0])
-    ap.add_argument("--modules-6.1", dest="modules_6_1",
-                    help="our *.ko for 6.1 (default: built)")
-    ap.add_argument("--modules-6.12", dest="modules_6_12",
-                    help="our *.ko for 6.12 (default: built)")
+    labvm.modules_args(ap)
     return labvm.one_boot_test(ap, checks)
 
 

@@ -251,7 +251,7 @@ def run_driver(t, r, drv):
 
 def build_modules(a, short):
     """Our *.ko for SHORT: --modules-K or built into build/parity/."""
-    mods = getattr(a, "modules_" + short.replace(".", "_"))
+    mods = labvm.modules_for(a, short)
     if mods:
         return mods
     kver = labvm.kernel_release(short)
@@ -310,10 +310,7 @@ def checks(t, short, a, qemu):
 
 def main():
     ap = labvm.test_args(__doc__.splitlines()[0])
-    ap.add_argument("--modules-6.1", dest="modules_6_1",
-                    help="our *.ko for 6.1 (default: built)")
-    ap.add_argument("--modules-6.12", dest="modules_6_12",
-                    help="our *.ko for 6.12 (default: built)")
+    labvm.modules_args(ap)
     ap.add_argument("--allow", default=ALLOW,
                     help="the allow-list (default: %(default)s)")
     ap.set_defaults(kernel=None)

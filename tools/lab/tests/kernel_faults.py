@@ -142,7 +142,7 @@ def log_findings(out):
 
 
 def driver_args(driver, short, a, out):
-    mods = getattr(a, "modules_" + short.replace(".", "_").replace("-", "_"))
+    mods = labvm.modules_for(a, short)
     extra = ["--modules", mods] if mods else []
     if driver == "octep_fix":
         return octep.router_args(short, a, out, extra + ["--driver",
@@ -245,10 +245,7 @@ def main():
     ap = labvm.test_args(__doc__.splitlines()[0])
     ap.add_argument("--driver", action="append",
                     choices=["igc_batch", "octep_fix"])
-    for k in ("6.1", "6.12", "6.12-rt", "6.12-debug"):
-        ap.add_argument("--modules-" + k,
-                        dest="modules_" + k.replace(".", "_").replace(
-                            "-", "_"), help="our *.ko for %s" % k)
+    labvm.modules_args(ap)
     ap.add_argument("--keep", help="keep the run directories in DIR")
     ap.add_argument("--smp", type=int, default=2)
     a = ap.parse_args()

@@ -840,16 +840,10 @@ def main():
     ap = labvm.test_args(__doc__.splitlines()[0])
     ap.add_argument("--keep", help="keep the run directories in DIR")
     ap.add_argument("--smp", type=int, default=2)
-    ap.add_argument("--modules-6.1", dest="modules_6_1",
-                    help="our *.ko for 6.1 (tools/lab/build-modules.sh)")
-    ap.add_argument("--modules-6.12", dest="modules_6_12",
-                    help="our *.ko for 6.12")
-    ap.add_argument("--modules-6.12-debug", dest="modules_6_12_debug",
-                    help="our *.ko for the lab's debug kernel")
+    labvm.modules_args(ap)
     a = ap.parse_args()
     a.qemu = labvm.qemu_binary(a.qemu)
-    a.mods = {"6.1": a.modules_6_1, "6.12": a.modules_6_12,
-              "6.12-debug": a.modules_6_12_debug}
+    a.mods = {k: labvm.modules_for(a, k) for k in labvm.KERNEL_CHOICES}
     for short in a.kernel or ["6.1", "6.12"]:
         if not a.mods.get(short):
             ap.error("--modules-%s is needed" % short)
