@@ -11,7 +11,6 @@ into Documentation/networking/device_drivers/ethernet/intel/igc_batch.rst.
 Python 3 stdlib."""
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -162,18 +161,9 @@ def side_by_side(out, kernels, fixed, cpu_at, loss):
     for k in kernels:
         for run in SBS_RUNS:
             path = os.path.join(out, "%s-%s" % (k, run))
-            meta, rows = load(path)
+            meta, health, rows = router.read_steps(path)
             if not rows:
                 continue
-            health = None
-            try:
-                with open(os.path.join(path, "steps.jsonl")) as f:
-                    for line in f:
-                        o = json.loads(line)
-                        if o.get("type") == "health":
-                            health = o
-            except (OSError, ValueError):
-                pass
             metas.append((k, run, meta, health))
             modes = []
             for r in rows:

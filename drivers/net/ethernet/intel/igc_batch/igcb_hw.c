@@ -344,9 +344,10 @@ void igcb_hw_apply_fc(struct igcb_hw *hw)
 
 static void igcb_hw_write_ltr(struct igcb_hw *hw, u32 reg, u32 ns)
 {
-	u32 scale = ns / 1024 < 1024 ? IGCB_LTRV_SCALE_1024 :
-				       IGCB_LTRV_SCALE_32768;
-	u32 val = ns / (scale == IGCB_LTRV_SCALE_1024 ? 1024 : 32768) - 1;
+	/* the value field holds 10 bits of 1,024 ns or of 32,768 ns units */
+	bool coarse = ns / 1024 >= 1024;
+	u32 scale = coarse ? IGCB_LTRV_SCALE_32768 : IGCB_LTRV_SCALE_1024;
+	u32 val = ns / (coarse ? 32768 : 1024) - 1;
 
 	/* As upstream: only a new value is written (and requested again). */
 	if ((igcb_rd32(hw, reg) & IGCB_LTRV_VALUE) != val)
