@@ -161,20 +161,25 @@ done
 # igc_batch (their expected results: tools/lab/tests/kernel_drivers_net.expected;
 # upstream igc beside it is a manual run: its q_vector reuse overflows the
 # heap after ethtool -L on a 2-CPU guest, see
-# Documentation/lab/kernel-drivers-net.rst), and igc_batch's
-# register writes against upstream igc's, phase by phase (igc_parity.py,
-# differences allowed only as listed in igc_parity.allow).
+# Documentation/lab/kernel-drivers-net.rst).  Then, on each kernel,
+# igc_batch's register writes against upstream igc's, phase by phase
+# (igc_parity.py, differences allowed only as listed in
+# igc_parity.allow), and the PHY powered down when the port is closed.
 if [[ " $KERNELS " == *" 6.12 "* ]]; then
-	echo "== 6.12: the kernel's drivers/net selftests on igc_batch; register parity with igc"
+	echo "== 6.12: the kernel's drivers/net selftests on igc_batch"
 	kver=${KVER[6.12]}
 	mods=$repo/build/modules/$kver
 	DBB_GUEST_LOCK= DBB_BUILD_LOCK= tap_run "kernel_drivers_net" \
 		"drivers/net selftests" /usr/bin/python3 \
 		tools/lab/tests/kernel_drivers_net.py --driver igc_batch \
 		--modules "$mods"
-	tap_run "igc_parity" "igc parity" /usr/bin/python3 \
-		tools/lab/tests/igc_parity.py --modules-6.12 "$mods"
 fi
+echo "== register parity of igc_batch with upstream igc"
+for k in $KERNELS; do
+	mods=$repo/build/modules/${KVER[$k]}
+	tap_run "igc_parity-$k" "igc parity" /usr/bin/python3 \
+		tools/lab/tests/igc_parity.py --kernel "$k" "--modules-$k" "$mods"
+done
 
 # make report's smoke run: two 1 s steps and an instruction count of igc
 # and igc_batch batched, then the page, plots, JSON and RST table checked

@@ -930,6 +930,15 @@ static void dbb_igc_set_dma_pause(Object *obj, bool on, Error **errp)
     }
 }
 
+/*
+ * phy-power-down (read only): BMCR.PDOWN, the PHY powered down by the
+ * driver; the far end of a real port then sees no link.
+ */
+static bool dbb_igc_get_phy_pdown(Object *obj, Error **errp)
+{
+    return DBB_IGC(obj)->phy[IGC_PHY_BMCR] & IGC_BMCR_PDOWN;
+}
+
 static const VMStateDescription dbb_igc_vmstate = {
     .name = "dbb-igc",
     .unmigratable = 1,
@@ -968,6 +977,10 @@ static void dbb_igc_class_init(ObjectClass *klass, void *data)
                                    dbb_igc_set_dma_pause);
     object_class_property_set_description(klass, "dma-pause",
         "Stop descriptor fetch and write-back (a bus stall) until off");
+    object_class_property_add_bool(klass, "phy-power-down",
+                                   dbb_igc_get_phy_pdown, NULL);
+    object_class_property_set_description(klass, "phy-power-down",
+        "The PHY is powered down (BMCR.PDOWN): no link for the far end");
     dbb_igc_trace_class_init(klass);
     dbb_truth_class_init(klass, "DbbIgcGroundTruth",
         "Per-queue doorbell, descriptor, frame and per-vector interrupt "

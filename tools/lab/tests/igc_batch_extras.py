@@ -38,7 +38,10 @@ errors).  Per kernel, in this order:
   7b. faults on the data path: a transmit whose DMA mapping fails, last of
      a pktgen burst, publishes the packets queued before it with
      xmit_more; a ring emptied by failed page allocations polls again and
-     forwards on once pages come back;
+     forwards on once pages come back; the device's DMA paused for 0.3 s
+     on the TX port and on the RX port under traffic (no reset), then on
+     the TX port for 8 s under a trickle: the hang is found, reported and
+     the port reset, and forwarding is lossless after;
   8. hot-unplug of B (QMP device_del) under traffic: the port goes away,
      no warning, oops or hang, and igc_batch and dbbatch unload (page_pools
      released);
@@ -425,6 +428,42 @@ def dma_pause_recovers(t, r, cfg):
     r.mode_teardown("stack")
 
 
+HANG_FOR = 8    # s: two watchdog looks 2 s apart, the reset, slack
+
+
+def tx_hang_resets(t, r, cfg):
+    """The device stops sending for good on a quiet queue (dma-pause on
+    B, a trickle that never fills its ring, so the stack's transmit
+    timeout cannot fire): igc_batch finds the hang within two watchdog
+    periods, says so and resets the port; once the device sends again
+    forwarding is lossless."""
+    r.mode_setup("stack")
+    s0 = r.ethtool_stats()
+    r.qom_set("nicB", "dma-pause", True)
+    try:
+        t0 = time.time()
+        r.step(cfg, "stack", 50, 25)
+        time.sleep(max(0, HANG_FOR - (time.time() - t0)))
+    finally:
+        r.qom_set("nicB", "dma-pause", False)
+    s1 = r.ethtool_stats()
+    _, o = r.g("dmesg | grep -E 'hung: the device sent nothing|resetting "
+               "the port' | tail -n 4\n", check=False)
+    hangs = s1["B"].get("tx_hang_count", 0) - s0["B"].get("tx_hang_count", 0)
+    resets = s1["B"]["reset_count"] - s0["B"]["reset_count"]
+    t.check("TX hang: the device stops sending on a quiet queue for %d s "
+            "(dma-pause on B): found, said (TX queue N hung, with TDH/TDT) "
+            "and the port reset" % HANG_FOR,
+            hangs >= 1 and resets >= 1 and "hung: the device sent nothing"
+            in o, "tx_hang_count +%d, reset_count +%d\n%s"
+            % (hangs, resets, o))
+    r.g("carrier %s 1 30\n" % r.ifb, check=False)
+    row = step(r, cfg, "stack")
+    t.check("after the TX hang and its reset: stack forwarding with no "
+            "loss", lossless(row), ev_row(row))
+    r.mode_teardown("stack")
+
+
 def inject_aer(r):
     """Inject an uncorrectable error on nicB and wait
     for igc_batch's recovery; (recoveries, AER messages seen, evidence)."""
@@ -728,6 +767,7 @@ echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
         tx_drop_publishes_earlier(t, r)
         rx_alloc_failure_repolls(t, r, cfg)
         dma_pause_recovers(t, r, cfg)
+        tx_hang_resets(t, r, cfg)
         xdp_flush_without_carrier(t, r)
 
         # model health before B goes away

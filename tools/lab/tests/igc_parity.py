@@ -4,7 +4,7 @@
 
     tools/lab/tests/igc_parity.py [--kernel 6.12 ...] [--qemu PATH]
         [--modules-6.12 DIR] [--modules-6.1 DIR] [--allow FILE]
-        [--keep DIR]
+        [--mutant] [--keep DIR]
 
 Issue 14's register-sequence parity.  One boot per kernel (default 6.12
 only) of the lab router (tools/lab/router.py, two dbb-igc ports, no
@@ -18,8 +18,16 @@ same phases on port A while dbb-igc records every BAR0 access
   channels  ethtool -L A combined 1, carrier
   link1g    ethtool -s A speed 1000 duplex full autoneg on: renegotiated,
             carrier at 1000 Mb/s
+  suspend   system sleep with pm_test=devices (freeze): both drivers'
+            suspend and resume callbacks run, carrier again
   close     ip link set A down
   remove    rmmod
+
+After probe, close and remove the PHY must be powered down (dbb-igc's
+phy-power-down: BMCR.PDOWN, the far end sees no link), after open and
+suspend powered up: upstream igc does so on 6.12 (igc_reset when the
+port is not running), and each driver is checked (upstream igc's
+power-downs are a SKIP on 6.1, whose igc never writes BMCR.PDOWN).
 
 Per phase the writes are compared register by register: each register's
 sequence of values written, with DMA addresses (TDBAL/H, RDBAL/H) and
@@ -42,7 +50,6 @@ KTAP on stdout; exit 0 when every check passed.
 
 import os
 import re
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -72,9 +79,18 @@ PHASES = (
     ("link1g", "ethtool -s $A speed 1000 duplex full autoneg on || exit 6\n"
      "sleep 2\ncarrier $A 1 30 || exit 5\n"
      "ethtool $A | grep -q 'Speed: 1000Mb/s' || exit 8\nsleep 1\n"),
+    ("suspend", "echo devices >/sys/power/pm_test || exit 9\n"
+     "echo freeze >/sys/power/state || exit 9\necho none >/sys/power/pm_test\n"
+     "carrier $A 1 30 || exit 5\nsleep 1\n"),
     ("close", "ip link set $A down\nsleep 1\n"),
     ("remove", "rmmod $D || exit 7\nsleep 0.5\n"),
 )
+
+# The PHY's power after a phase (dbb-igc's phy-power-down): upstream
+# powers it down whenever the port is not open (igc_reset when not
+# running: probe, close; remove keeps it so), and up at open.
+PHY_AFTER = {"probe": True, "open": False, "suspend": False, "close": True,
+             "remove": True}
 
 # Indexed registers: name, first offset, stride, count.
 ARRAYS = (
@@ -236,6 +252,21 @@ def run_driver(t, r, drv):
         rc, out = r.g("D=%s\nA=$(ifof %s)\n%s" % (drv, A_MAC, script),
                       timeout=120, check=False)
         trace(r, False)
+        if phase in PHY_AFTER:
+            want = PHY_AFTER[phase]
+            got = r.qmp.cmd("qom-get", path="/machine/peripheral/nicA",
+                            property="phy-power-down")
+            name = "%s: %s: PHY %s (BMCR.PDOWN %s), as upstream igc's" % (
+                drv, phase, "powered down" if want else "powered up",
+                "set" if want else "clear")
+            if drv == "igc" and t.kver.startswith("6.1.") and want:
+                t.check(name, True, "phy-power-down is %s" % got,
+                        skip="6.1's igc never powers the PHY down: the "
+                        "BMCR write in igc_power_down_phy_copper() is "
+                        "commented out there ('Temporary workaround'); "
+                        "6.12's does")
+            else:
+                t.check(name, got == want, "phy-power-down is %s" % got)
         d = dump(r)
         dumps[phase] = d
         nw = sum(1 for a in d["accesses"] if a[1])
@@ -249,19 +280,25 @@ def run_driver(t, r, drv):
     return dumps
 
 
+# --mutant: igc_batch without one init write upstream makes (EEE kept
+# off after every MAC reset: IPCNFG, EEER).  The run must fail.
+MUTANT = ("drivers/net/ethernet/intel/igc_batch/igcb_main.c",
+          "\tigcb_hw_disable_eee(hw);\n", "")
+
+
 def build_modules(a, short):
-    """Our *.ko for SHORT: --modules-K or built into build/parity/."""
+    """Our *.ko for SHORT: --modules-K, or built into build/parity/ (the
+    mutant with --mutant)."""
     mods = labvm.modules_for(a, short)
-    if mods:
+    if mods and not a.mutant:
         return mods
     kver = labvm.kernel_release(short)
-    mods = os.path.join(labvm.REPO, "build", "parity", "modules", kver)
-    env = dict(os.environ, DBBATCH_CACHE=os.path.join(labvm.CACHE,
-                                                      "parity-build"))
-    labvm.log("building our modules for %s into %s" % (kver, mods))
-    subprocess.run([os.path.join(LAB, "build-modules.sh"), kver, mods],
-                   check=True, env=env, stdout=sys.stderr)
-    return mods
+    mods = os.path.join(labvm.REPO, "build", "parity",
+                        "mutant" if a.mutant else "modules", kver)
+    labvm.log("building our modules%s for %s into %s"
+              % (" (mutant)" if a.mutant else "", kver, mods))
+    return labvm.build_modules(short, mods, "parity-build",
+                               MUTANT if a.mutant else None)
 
 
 def checks(t, short, a, qemu):
@@ -313,6 +350,9 @@ def main():
     labvm.modules_args(ap)
     ap.add_argument("--allow", default=ALLOW,
                     help="the allow-list (default: %(default)s)")
+    ap.add_argument("--mutant", action="store_true",
+                    help="run igc_batch built without its EEE-off writes "
+                    "(IPCNFG, EEER) after each MAC reset: must fail")
     ap.set_defaults(kernel=None)
     if "--kernel" not in sys.argv:
         sys.argv[1:1] = ["--kernel", "6.12"]

@@ -46,8 +46,6 @@ Every guest boot holds /tmp/dbb-guest.lock and the module build
 /tmp/dbb-build.lock (DBB_GUEST_LOCK, DBB_BUILD_LOCK; empty: no lock).
 """
 
-import contextlib
-import fcntl
 import json
 import os
 import re
@@ -122,22 +120,6 @@ TOOLS = (("/usr/bin/python3.11", "python3.11"), ("socat", "socat"),
          ("timeout", "coreutils"), ("mausezahn", "netsniff-ng"))
 PY_DIRS = ("/usr/lib/python3.11", "/usr/lib/python3/dist-packages/yaml",
            "/usr/lib/python3/dist-packages/_yaml")
-
-
-@contextlib.contextmanager
-def lock(env, default, what):
-    """flock(2) on $ENV (DEFAULT when unset; empty: no lock)."""
-    path = os.environ.get(env, default)
-    if not path:
-        yield
-        return
-    with open(path, "a") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            labvm.log("waiting for %s before %s" % (path, what))
-            fcntl.flock(f, fcntl.LOCK_EX)
-        yield
 
 
 def source_tree():
@@ -383,7 +365,7 @@ def run_driver(t, a, short, qemu, ksrc, driver, expected):
         r = KsftRouter(ra, ra.configs, kos, ksrc)
         left = len(todo)
         oops = None
-        with lock("DBB_GUEST_LOCK", "/tmp/dbb-guest.lock", "a guest boot"):
+        with labvm.lock("DBB_GUEST_LOCK", "/tmp/dbb-guest.lock", "a guest boot"):
             with router.booted(t, r, "%s boot %d" % (driver, n)):
                 labvm.log("%s: boot %.1f s" % (t.kver, r.boot_time))
                 r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null;"
@@ -540,42 +522,12 @@ MUTANT_LINE = "\tnetdev->stat_ops = &igcb_stat_ops;\n"
 
 
 def build_modules(short, out, mutant=False):
-    """Our *.ko for SHORT, built in a private tree (build-modules.sh wipes
-    $CACHE/build/<kver> first); MUTANT: from a copy of the tree where
-    MUTANT_LINE only mentions igcb_stat_ops."""
-    env = dict(os.environ, DBBATCH_CACHE=os.path.join(labvm.CACHE,
-                                                      "ksft-build"))
-    tmp = None
-    if mutant:
-        tmp = os.path.join(labvm.CACHE, "ksft-build", "mutant-src")
-        shutil.rmtree(tmp, ignore_errors=True)
-        os.makedirs(tmp)
-        files = subprocess.run(
-            ["git", "-C", labvm.REPO, "ls-files", "-z", "--cached",
-             "--others", "--exclude-standard"], check=True,
-            stdout=subprocess.PIPE).stdout.split(b"\0")
-        for f in files:
-            f = f.decode()
-            if f and os.path.isfile(os.path.join(labvm.REPO, f)):
-                os.makedirs(os.path.dirname(os.path.join(tmp, f)),
-                            exist_ok=True)
-                shutil.copy2(os.path.join(labvm.REPO, f),
-                             os.path.join(tmp, f))
-        path = os.path.join(tmp, MUTANT_FILE)
-        with open(path) as f:
-            src = f.read()
-        if MUTANT_LINE not in src:
-            raise SystemExit("--mutant: %r not in %s" % (MUTANT_LINE,
-                                                           MUTANT_FILE))
-        with open(path, "w") as f:
-            # still "used": W=1 fails the build on an unused const
-            f.write(src.replace(MUTANT_LINE, "\t(void)igcb_stat_ops;\n"))
-        env["LAB_REPO"] = tmp
-    with lock("DBB_BUILD_LOCK", "/tmp/dbb-build.lock", "the module build"):
-        subprocess.run(["nice", "-n", "10",
-                        os.path.join(LAB, "build-modules.sh"), short, out],
-                       check=True, env=env, stdout=sys.stderr)
-    return out
+    """Our *.ko for SHORT, built in a private tree; MUTANT: from a copy
+    of the tree where MUTANT_LINE only mentions igcb_stat_ops (still
+    "used": W=1 fails the build on an unused const)."""
+    return labvm.build_modules(short, out, "ksft-build", (
+        MUTANT_FILE, MUTANT_LINE, "\t(void)igcb_stat_ops;\n")
+        if mutant else None)
 
 
 def checks(t, short, a, qemu, ksrc):

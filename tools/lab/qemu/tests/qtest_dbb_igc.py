@@ -478,6 +478,23 @@ def run_main(tap, q, d):
     tap.check("MDIC PHY at address 0 (ID, BMSR, MMD 7.0x20), semaphores",
               t_mdic)
 
+    def pdown():
+        return q.qmp_cmd("qom-get", path="/machine/peripheral/nic0",
+                         property="phy-power-down")
+
+    def t_pdown():
+        expect(pdown() is False, "phy-power-down true after reset")
+        bmcr = mdic(1 << 27, 0) & 0xFFFF
+        mdic(1 << 26, 0, bmcr | (1 << 11))
+        expect(pdown() is True, "phy-power-down false with BMCR.PDOWN")
+        expect(not q.readl(STATUS) & 2, "STATUS.LU with the PHY down")
+        mdic(1 << 26, 0, bmcr)
+        expect(pdown() is False, "phy-power-down true after power-up")
+        wait_for(lambda: (q.clock_step(100000000), q.readl(STATUS) & 2)[1],
+                 "link back after power-up")
+    tap.check("BMCR.PDOWN: link down, phy-power-down true; power-up "
+              "renegotiates", t_pdown)
+
     d.msix_setup()
 
     frame = eth(PEER_MAC, MAC, 0x0800,

@@ -26,6 +26,7 @@
 #include <net/page_pool.h>
 #endif
 
+#include "igcb_hang.h"
 #include "igcb_regs.h"
 
 #define IGCB_DRV_NAME		"igc_batch"
@@ -67,6 +68,8 @@
 #define IGCB_TX_DESC_NEEDED	(MAX_SKB_FRAGS + 4)
 #define IGCB_TX_WAKE		(2 * IGCB_TX_DESC_NEEDED)
 #define IGCB_TX_CLEAN_BUDGET	256
+/* A queue with work whose device made no progress this long is hung. */
+#define IGCB_TX_HANG_TIME	(2 * HZ)
 
 /* Interrupt moderation (EITR interval, microseconds) */
 #define IGCB_ITR_DEFAULT_US	50
@@ -124,6 +127,7 @@ struct igcb_hw {
 	struct mutex phy_lock;	/* MDIC users: probe, ethtool, watchdog */
 	u32 phy_id;
 	u16 advertised;		/* IGCB_ADV_* */
+	bool phy_off;		/* BMCR.PDOWN set by us: port closed */
 	bool link_check;	/* an LSC asked the watchdog to look */
 
 	enum igcb_fc_mode fc_requested;
@@ -217,6 +221,7 @@ struct igcb_tx_ring {
 	u16 next_to_clean;
 	u16 stall_ntu;		/* watchdog: next_to_use seen unpublished */
 	bool stall_seen;
+	struct igcb_hang hang;	/* watchdog: is the device still sending? */
 	u8 qid;
 	struct dbbatch_queue dbq;
 	struct igcb_adapter *adapter;
@@ -363,6 +368,7 @@ struct igcb_adapter {
 	u64 rx_hw_drops[IGCB_MAX_QUEUES];
 	u64 tx_timeouts;
 	u64 resets;
+	u64 tx_hangs;		/* queues the watchdog found hung */
 
 	struct timer_list watchdog_timer;
 	struct work_struct watchdog_task;
@@ -444,6 +450,7 @@ void igcb_hw_read_stats(struct igcb_hw *hw, u64 *acc);
 int igcb_phy_reset(struct igcb_hw *hw);
 int igcb_phy_identify(struct igcb_hw *hw);
 int igcb_phy_power_up(struct igcb_hw *hw);
+void igcb_phy_power_down(struct igcb_hw *hw);
 int igcb_phy_setup_link(struct igcb_hw *hw, bool renegotiate);
 int igcb_phy_check_link(struct igcb_hw *hw, bool *up);
 void igcb_phy_speed_duplex(struct igcb_hw *hw, u16 *speed, u16 *duplex);

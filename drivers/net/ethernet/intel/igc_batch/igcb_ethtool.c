@@ -20,6 +20,7 @@ static const char igcb_priv_flags[IGCB_DB_FLAGS_N][ETH_GSTRING_LEN] = {
 static const char * const igcb_global_stats[] = {
 	"tx_timeout_count",
 	"reset_count",
+	"tx_hang_count",
 };
 
 /* Per TX queue, printed as tx_q<N>_<name>, in this order. */
@@ -328,6 +329,7 @@ static void igcb_get_ethtool_stats(struct net_device *netdev,
 	memcpy(hw_drops, a->rx_hw_drops, sizeof(hw_drops));
 	*data++ = a->tx_timeouts;
 	*data++ = a->resets;
+	*data++ = a->tx_hangs;
 	spin_unlock(&a->stats_lock);
 
 	for (q = 0; q < a->num_queues; q++)

@@ -329,6 +329,9 @@ void igcb_reset(struct igcb_adapter *a)
 	a->rar_used = 0;
 	igcb_hw_disable_eee(hw);
 	igcb_phy_setup_link(hw, false);
+	/* Closed (or not yet opened): no link for the far end either. */
+	if (!netif_running(a->netdev))
+		igcb_phy_power_down(hw);
 }
 
 /* Program everything a reset cleared, and fill the receive rings. */
@@ -484,6 +487,11 @@ err_irq:
 	igcb_irq_free(a);
 err_rings:
 	igcb_free_rings(a);
+	/* Not open: no link for the far end (a reconfigure's retry powers
+	 * it up again).
+	 */
+	if (!igcb_hw_gone(&a->hw))
+		igcb_phy_power_down(&a->hw);
 	return err;
 }
 
@@ -495,6 +503,11 @@ int igcb_close(struct net_device *netdev)
 		igcb_down(a);
 	igcb_irq_free(a);
 	igcb_free_rings(a);
+	/* igcb_down() did it, unless the port was already down (a failed
+	 * reopen closed by igcb_close_failed()).
+	 */
+	if (!netif_running(netdev) && !igcb_hw_gone(&a->hw))
+		igcb_phy_power_down(&a->hw);
 	return 0;
 }
 
@@ -713,6 +726,45 @@ void igcb_report_gone(struct igcb_adapter *a)
 	netif_device_detach(a->netdev);
 }
 
+/**
+ * igcb_tx_hang_check - reset the port if the device stopped sending
+ * @a: the port, up
+ *
+ * The stack's transmit timeout only sees a queue it stopped because the
+ * ring was full; a queue the device stopped serving while it was not full
+ * would stay dead for the flows hashed to it.  igcb_hang.h decides.
+ */
+static void igcb_tx_hang_check(struct igcb_adapter *a)
+{
+	struct igcb_hw *hw = &a->hw;
+	bool can_send;
+	unsigned int i;
+
+	can_send = netif_carrier_ok(a->netdev) &&
+		   !(igcb_rd32(hw, IGCB_STATUS) & IGCB_STATUS_TXOFF);
+	for (i = 0; i < a->num_queues; i++) {
+		struct igcb_tx_ring *tx = &a->qv[i]->tx;
+		u32 tdh = igcb_rd32(hw, IGCB_TDH(tx->qid));
+		u16 tdt = READ_ONCE(tx->tail_written);
+		u32 done = (u32)READ_ONCE(tx->cs.packets);
+
+		/* All ones: the device is gone, which the watchdog reports. */
+		if (tdh >= tx->count)
+			continue;
+		if (!igcb_hang_look(&tx->hang, tdh, tdt, done, can_send,
+				    jiffies, IGCB_TX_HANG_TIME))
+			continue;
+		netdev_err(a->netdev, "TX queue %u hung: the device sent nothing for %u s with descriptors to send (TDH %u, TDT %u, next_to_clean %u); resetting the port. If this repeats, collect ethtool -d and ethtool -S output and dmesg\n",
+			   tx->qid, IGCB_TX_HANG_TIME / HZ, tdh, tdt,
+			   READ_ONCE(tx->next_to_clean));
+		spin_lock(&a->stats_lock);
+		a->tx_hangs++;
+		spin_unlock(&a->stats_lock);
+		schedule_work(&a->reset_task);
+		return;
+	}
+}
+
 static void igcb_watchdog_task(struct work_struct *work)
 {
 	struct igcb_adapter *a = container_of(work, struct igcb_adapter,
@@ -757,6 +809,7 @@ static void igcb_watchdog_task(struct work_struct *work)
 	igcb_update_stats(a);
 	for (i = 0; i < a->num_queues; i++)
 		igcb_db_tx_watch(&a->qv[i]->tx);
+	igcb_tx_hang_check(a);
 	/* Rings starved by an allocation failure get polled again. */
 	igcb_irq_kick(a);
 
@@ -1011,6 +1064,9 @@ static void igcb_stop_port(struct igcb_adapter *a)
 	netif_device_detach(netdev);
 	if (netif_running(netdev))
 		igcb_close(netdev);
+	/* No wake-on-LAN: nothing needs the link until we are back. */
+	if (!igcb_hw_gone(&a->hw))
+		igcb_phy_power_down(&a->hw);
 	igcb_hw_release_control(&a->hw);
 	rtnl_unlock();
 	/* After RTNL: the reset task takes it, and sees the port detached. */

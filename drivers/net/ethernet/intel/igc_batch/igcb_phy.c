@@ -154,11 +154,48 @@ int igcb_phy_power_up(struct igcb_hw *hw)
 	err = igcb_phy_lock(hw);
 	if (err)
 		return err;
+	hw->phy_off = false;
 	err = igcb_phy_rd(hw, MII_BMCR, &bmcr);
 	if (!err && (bmcr & BMCR_PDOWN))
 		err = igcb_phy_wr(hw, MII_BMCR, bmcr & ~BMCR_PDOWN);
 	igcb_phy_unlock(hw);
 	return err;
+}
+
+/**
+ * igcb_phy_power_down - power the PHY down while the port is closed
+ * @hw: the hardware
+ *
+ * The far end then sees the link drop, as it would from a port whose
+ * cable is pulled: a switch port goes down, a peer that fails over on
+ * carrier loss does.  Left on when manageability firmware owns the PHY
+ * or receives traffic through the port (MANC), which would lose its link.
+ * igcb_phy_power_up() at open brings it back; the advertisement set
+ * meanwhile (ethtool -s) is kept for then.
+ */
+void igcb_phy_power_down(struct igcb_hw *hw)
+{
+	bool wait = false;
+	u16 bmcr;
+
+	if (igcb_rd32(hw, IGCB_MANC) &
+	    (IGCB_MANC_BLK_PHY_RST_ON_IDE | IGCB_MANC_RCV_TCO_EN))
+		return;
+	if (igcb_phy_lock(hw))
+		return;
+	if (igcb_phy_rd(hw, MII_BMCR, &bmcr))
+		goto out;
+	if (!(bmcr & BMCR_PDOWN)) {
+		if (igcb_phy_wr(hw, MII_BMCR, bmcr | BMCR_PDOWN))
+			goto out;
+		wait = true;
+	}
+	hw->phy_off = true;
+out:
+	igcb_phy_unlock(hw);
+	/* The PHY takes up to 2 ms to power down (upstream's wait). */
+	if (wait)
+		usleep_range(1000, 2000);
 }
 
 /* PAUSE bits of the advertisement for the flow control we ask for. */
@@ -195,7 +232,7 @@ int igcb_phy_setup_link(struct igcb_hw *hw, bool renegotiate)
 {
 	u16 adv = hw->advertised & IGCB_ADV_ALL;
 	u16 anar, c1000, mgbt, bmcr;
-	u16 new_anar, new_c1000, new_mgbt;
+	u16 new_anar, new_c1000, new_mgbt, pdown;
 	u32 ctrl;
 	int err;
 
@@ -248,9 +285,11 @@ int igcb_phy_setup_link(struct igcb_hw *hw, bool renegotiate)
 	if (adv & IGCB_ADV_2500_FULL)
 		new_mgbt |= IGCB_MGBT_2500_FD;
 
+	/* A closed port's PHY stays off: it negotiates when powered up. */
+	pdown = hw->phy_off ? BMCR_PDOWN : 0;
 	if (!renegotiate && new_anar == anar && new_c1000 == c1000 &&
 	    new_mgbt == mgbt && (bmcr & BMCR_ANENABLE) &&
-	    !(bmcr & BMCR_PDOWN))
+	    (bmcr & BMCR_PDOWN) == pdown)
 		goto out;	/* already negotiating what we want */
 
 	err = igcb_phy_wr(hw, MII_ADVERTISE, new_anar);
@@ -260,7 +299,7 @@ int igcb_phy_setup_link(struct igcb_hw *hw, bool renegotiate)
 		err = igcb_phy_mmd(hw, IGCB_MMD_AN, IGCB_MMD_AN_MGBT_CTRL,
 				   &new_mgbt, true);
 	if (!err)
-		err = igcb_phy_wr(hw, MII_BMCR, (bmcr & ~BMCR_PDOWN) |
+		err = igcb_phy_wr(hw, MII_BMCR, (bmcr & ~BMCR_PDOWN) | pdown |
 				  BMCR_ANENABLE | BMCR_ANRESTART);
 out:
 	igcb_phy_unlock(hw);

@@ -229,6 +229,7 @@
 #define IGCB_MRQC_IPV4_UDP	BIT(22)
 #define IGCB_MRQC_IPV6_UDP	BIT(23)
 #define IGCB_MANC		0x05820
+#define IGCB_MANC_RCV_TCO_EN	BIT(17)
 #define IGCB_MANC_BLK_PHY_RST_ON_IDE	BIT(18)
 /* PCIe Latency Tolerance Reporting: value, scale (2: 1024 ns, 3: 32768) */
 #define IGCB_LTRMINV		0x05BB0

@@ -121,6 +121,7 @@ void igcb_tx_ring_configure(struct igcb_tx_ring *ring)
 	memset(ring->desc, 0, ring->size);
 	memset(ring->bufs, 0, ring->count * sizeof(*ring->bufs));
 	igcb_db_tx_init(ring);
+	igcb_hang_reset(&ring->hang);
 	netdev_tx_reset_queue(ring->dbq.txq);
 
 	/* Prefetch 8 descriptors ahead; write back completions 16 at a time
