@@ -64,8 +64,17 @@ for v in $versions; do
 		mv "$out/modules/build.log" "$out/"
 		initrd=$CACHE/build/$kver/initramfs.cpio.gz
 		"$LAB_DIR/initramfs.sh" "$kver" "$out/modules" "$ks/install" "$initrd"
-		"$LAB_DIR/run-guest.sh" "$kver" "$initrd" "$out/results.txt" "$out/console.log" \
-			${LAB_APPEND:+--append "$LAB_APPEND"} 2>&1 | tee "$out/run.log" || guest_rc=$?
+		for try in 1 2; do
+			guest_rc=0
+			"$LAB_DIR/run-guest.sh" "$kver" "$initrd" "$out/results.txt" "$out/console.log" \
+				${LAB_APPEND:+--append "$LAB_APPEND"} 2>&1 | tee "$out/run.log" || guest_rc=$?
+			# A guest that died of a QEMU TCG fault outside our code
+			# (labvm.tcg_text_poke_fault) before any test ran: once more.
+			[ $guest_rc -ne 0 ] && [ $try -eq 1 ] && [ ! -s "$out/results.txt" ] &&
+				python3 "$LAB_DIR/labvm.py" tcg-fault "$out/console.log" || break
+			mv "$out/console.log" "$out/console-tcg-fault.log"
+			echo "==== $kver: the guest died at boot of a QEMU TCG fault outside our code (int3 or double fault; $out/console-tcg-fault.log): booting once more"
+		done
 		boot=$(sed -n 's/^lab: .* boot time: \([0-9.]*\) s.*/\1/p' "$out/run.log")
 		counts[$v]=$("$LAB_DIR/ktap-count.sh" "$v" "$out/results.txt") || count_rc=$?
 		notes[$v]="$kver: boot ${boot:-?} s, guest exit $guest_rc"
