@@ -361,8 +361,8 @@ void octf_fw_supervise(struct octf_port *p);
 /* octf_irq.c */
 int octf_irq_init(struct octf_port *p);
 void octf_irq_fini(struct octf_port *p);
-int octf_qv_alloc(struct octf_port *p);
-void octf_qv_free(struct octf_port *p);
+int octf_qv_alloc(struct octf_port *p, unsigned int from, unsigned int to);
+void octf_qv_free(struct octf_port *p, unsigned int from, unsigned int to);
 int octf_irq_request(struct octf_port *p);
 void octf_irq_free(struct octf_port *p);
 void octf_irq_rearm(struct octf_qv *qv);
@@ -419,6 +419,7 @@ void octf_set_ethtool_ops(struct net_device *netdev);
 /* octf_main.c */
 int octf_open(struct net_device *netdev);
 int octf_close(struct net_device *netdev);
+void octf_close_failed(struct octf_port *p, const char *what, int err);
 int octf_reconfigure(struct octf_port *p, unsigned int queues, u32 iq_count,
 		     u32 oq_count, u32 wmark);
 void octf_quiesce(struct octf_port *p, unsigned int ms);

@@ -86,15 +86,26 @@ static int octf_napi_poll(struct napi_struct *napi, int budget)
 	return dbbatch_napi_poll(napi, budget, octf_poll);
 }
 
-int octf_qv_alloc(struct octf_port *p)
+/**
+ * octf_qv_alloc - allocate queue vectors [@from, @to)
+ * @p: the port
+ * @from: first index
+ * @to: one past the last
+ *
+ * All or nothing: on failure none of them is left, and the vectors below
+ * @from (the port's current ones) are untouched.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int octf_qv_alloc(struct octf_port *p, unsigned int from, unsigned int to)
 {
 	unsigned int i;
 
-	for (i = 0; i < p->num_queues; i++) {
+	for (i = from; i < to; i++) {
 		struct octf_qv *qv = kzalloc(sizeof(*qv), GFP_KERNEL);
 
 		if (!qv) {
-			octf_qv_free(p);
+			octf_qv_free(p, from, i);
 			return -ENOMEM;
 		}
 		qv->port = p;
@@ -123,11 +134,12 @@ int octf_qv_alloc(struct octf_port *p)
 	return 0;
 }
 
-void octf_qv_free(struct octf_port *p)
+/* Free queue vectors [@from, @to); their rings must be freed already. */
+void octf_qv_free(struct octf_port *p, unsigned int from, unsigned int to)
 {
 	unsigned int i;
 
-	for (i = 0; i < OCTF_MAX_QUEUES; i++) {
+	for (i = from; i < to && i < OCTF_MAX_QUEUES; i++) {
 		if (!p->qv[i])
 			continue;
 		netif_napi_del(&p->qv[i]->napi);

@@ -189,6 +189,26 @@ int octf_close(struct net_device *netdev)
 }
 
 /**
+ * octf_close_failed - close a running port that could not be reopened
+ * @p: the port, RTNL held, its rings freed by the failed octf_open()
+ * @what: what was being done, for the message
+ * @err: why the open failed
+ *
+ * Closed, not left "up" without rings: ip link set up would then do
+ * nothing, and every later close, reconfigure or restart would work on
+ * rings that are gone.
+ */
+void octf_close_failed(struct octf_port *p, const char *what, int err)
+{
+	struct net_device *netdev = p->netdev;
+
+	netdev_err(netdev, "cannot reopen after %s (%d): port closed; bring it up again with ip link set %s up\n",
+		   what, err, netdev->name);
+	if (netif_running(netdev))
+		dev_close(netdev);
+}
+
+/**
  * octf_reconfigure - change queues, ring sizes or the watermark
  * @p: the port, RTNL held
  * @queues: ring pairs
@@ -198,7 +218,12 @@ int octf_close(struct net_device *netdev)
  *
  * A running port is closed and opened again: rings are never changed
  * under the block.  If the new settings cannot be opened the old ones
- * are restored.
+ * are restored; if even those cannot, the port is closed with a message,
+ * never left "up" without rings.  The queue vectors of the old setting
+ * stay until the new one works, so that going back allocates nothing:
+ * qv[0 .. num_queues - 1] always exist.
+ *
+ * Return: 0 or a negative errno (the old settings are back).
  */
 int octf_reconfigure(struct octf_port *p, unsigned int queues, u32 iq_count,
 		     u32 oq_count, u32 wmark)
@@ -207,45 +232,46 @@ int octf_reconfigure(struct octf_port *p, unsigned int queues, u32 iq_count,
 	unsigned int old_q = p->num_queues;
 	u32 old_iq = p->iq_count, old_oq = p->oq_count, old_w = p->wmark;
 	bool running = netif_running(netdev);
-	int err = 0;
+	int err;
 
 	ASSERT_RTNL();
+	if (queues > old_q) {
+		err = octf_qv_alloc(p, old_q, queues);
+		if (err) {
+			netdev_err(netdev, "cannot apply the new ring settings (%d): keeping %u queues, rings %u/%u, oq_wmark %#x\n",
+				   err, old_q, old_iq, old_oq, old_w);
+			return err;
+		}
+	}
 	if (running)
 		octf_close(netdev);
-	if (queues != p->num_queues) {
-		octf_qv_free(p);
-		p->num_queues = queues;
-		err = octf_qv_alloc(p);
-		if (err)
-			goto restore;
-	}
+	p->num_queues = queues;
 	p->iq_count = iq_count;
 	p->oq_count = oq_count;
 	p->wmark = wmark;
 	p->wmark_eff = wmark;
 	clear_bit(OCTF_WMARK_WARNED, &p->state);
-	if (running) {
-		err = octf_open(netdev);
-		if (err)
-			goto restore;
+	err = running ? octf_open(netdev) : 0;
+	if (!err) {
+		octf_qv_free(p, queues, old_q);
+		return 0;
 	}
-	return 0;
 
-restore:
 	netdev_err(netdev, "cannot apply the new ring settings (%d): keeping %u queues, rings %u/%u, oq_wmark %#x\n",
 		   err, old_q, old_iq, old_oq, old_w);
-	if (old_q != p->num_queues || !p->qv[0]) {
-		octf_qv_free(p);
-		p->num_queues = old_q;
-		if (octf_qv_alloc(p))
-			return err;
-	}
+	octf_qv_free(p, old_q, queues);
+	p->num_queues = old_q;
 	p->iq_count = old_iq;
 	p->oq_count = old_oq;
 	p->wmark = old_w;
 	p->wmark_eff = old_w;
-	if (running && octf_open(netdev))
-		netdev_err(netdev, "port left down: bring it up again\n");
+	if (running) {
+		int open_err = octf_open(netdev);
+
+		if (open_err)
+			octf_close_failed(p, "a ring or channel change",
+					  open_err);
+	}
 	return err;
 }
 
@@ -398,6 +424,7 @@ static void octf_reset_work(struct work_struct *work)
 	struct octf_port *p = container_of(work, struct octf_port,
 					   reset_work);
 	struct net_device *netdev = p->netdev;
+	int err;
 
 	rtnl_lock();
 	if (test_and_clear_bit(OCTF_RESTART, &p->state) &&
@@ -406,8 +433,9 @@ static void octf_reset_work(struct work_struct *work)
 		netdev_warn(netdev, "restarting the rings (oq_wmark %#x)\n",
 			    p->wmark_eff);
 		octf_close(netdev);
-		if (octf_open(netdev))
-			netdev_err(netdev, "rings did not restart: bring the port up again\n");
+		err = octf_open(netdev);
+		if (err)
+			octf_close_failed(p, "a ring restart", err);
 	}
 	rtnl_unlock();
 }
@@ -525,7 +553,7 @@ static int octf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	p->db_flags = octf_params_db_flags();
 	p->num_queues = min3(p->max_rings, num_online_cpus(),
 			     (unsigned int)OCTF_MAX_QUEUES);
-	err = octf_qv_alloc(p);
+	err = octf_qv_alloc(p, 0, p->num_queues);
 	if (err)
 		goto err_info;
 
@@ -555,7 +583,7 @@ static int octf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 err_register:
-	octf_qv_free(p);
+	octf_qv_free(p, 0, OCTF_MAX_QUEUES);
 err_info:
 	octf_mbox_uninit(p);
 err_mbox:
@@ -589,7 +617,7 @@ static void octf_remove(struct pci_dev *pdev)
 	octf_irq_fini(p);
 	cancel_work_sync(&p->fw_work);
 	octf_mbox_uninit(p);
-	octf_qv_free(p);
+	octf_qv_free(p, 0, OCTF_MAX_QUEUES);
 	pci_iounmap(pdev, p->bar4);
 	pci_iounmap(pdev, p->bar0);
 	pci_release_mem_regions(pdev);
@@ -636,12 +664,8 @@ static int octf_resume(struct device *dev)
 	clear_bit(OCTF_FW_LOST, &p->state);
 	if (!err && netif_running(netdev))
 		err = octf_open(netdev);
-	if (err) {
-		netdev_err(netdev, "could not bring the port back after resume (%d): bring it up again\n",
-			   err);
-		if (netif_running(netdev))
-			dev_close(netdev);
-	}
+	if (err)
+		octf_close_failed(p, "resume", err);
 	netif_device_attach(netdev);
 	rtnl_unlock();
 	schedule_delayed_work(&p->watchdog, msecs_to_jiffies(OCTF_WD_PERIOD_MS));

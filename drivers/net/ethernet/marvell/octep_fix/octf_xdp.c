@@ -212,7 +212,7 @@ static int octf_xdp_setup(struct octf_port *p, struct bpf_prog *prog,
 			NL_SET_ERR_MSG_MOD(extack, "cannot reopen the port for XDP");
 			xchg(&p->xdp_prog, old);
 			if (octf_open(netdev))
-				netdev_err(netdev, "port left down after a failed XDP change; bring it up again\n");
+				octf_close_failed(p, "a failed XDP change", err);
 			return err;
 		}
 	}
