@@ -107,6 +107,9 @@ static int octf_up(struct octf_port *p)
 		octf_iq_configure(&p->qv[i]->iq);
 		err = octf_oq_configure(&p->qv[i]->oq);
 		if (err) {
+			/* This ring's input queue is on already. */
+			octf_iq_disable(&p->qv[i]->iq);
+			octf_oq_disable(&p->qv[i]->oq);
 			while (i--) {
 				octf_iq_disable(&p->qv[i]->iq);
 				octf_oq_disable(&p->qv[i]->oq);
@@ -259,8 +262,9 @@ int octf_reconfigure(struct octf_port *p, unsigned int queues, u32 iq_count,
 
 	netdev_err(netdev, "cannot apply the new ring settings (%d): keeping %u queues, rings %u/%u, oq_wmark %#x\n",
 		   err, old_q, old_iq, old_oq, old_w);
+	/* The count first: get_stats64 walks it without RTNL. */
+	WRITE_ONCE(p->num_queues, old_q);
 	octf_qv_free(p, old_q, queues);
-	p->num_queues = old_q;
 	p->iq_count = old_iq;
 	p->oq_count = old_oq;
 	p->wmark = old_w;
@@ -662,7 +666,10 @@ static int octf_resume(struct device *dev)
 	err = octf_mbox_init(p);
 	p->last_hb = jiffies;
 	clear_bit(OCTF_FW_LOST, &p->state);
-	if (!err && netif_running(netdev))
+	if (err)
+		netdev_err(netdev, "the firmware's mailbox did not answer after resume (%d)\n",
+			   err);
+	else if (netif_running(netdev))
 		err = octf_open(netdev);
 	if (err)
 		octf_close_failed(p, "resume", err);

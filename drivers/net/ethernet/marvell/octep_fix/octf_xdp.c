@@ -210,9 +210,13 @@ static int octf_xdp_setup(struct octf_port *p, struct bpf_prog *prog,
 		err = octf_open(netdev);
 		if (err) {
 			NL_SET_ERR_MSG_MOD(extack, "cannot reopen the port for XDP");
+			int open_err;
+
 			xchg(&p->xdp_prog, old);
-			if (octf_open(netdev))
-				octf_close_failed(p, "a failed XDP change", err);
+			open_err = octf_open(netdev);
+			if (open_err)
+				octf_close_failed(p, "a failed XDP change",
+						  open_err);
 			return err;
 		}
 	}
