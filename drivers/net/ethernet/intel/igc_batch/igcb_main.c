@@ -69,6 +69,16 @@ static bool igcb_is_i226(u16 id)
 	}
 }
 
+/* I226 loses packets in ASPM L1.2 (upstream errata): off at probe, and
+ * again after resume and a slot reset, where platform firmware may have
+ * turned it back on, as upstream does.
+ */
+static void igcb_no_l1_2(struct igcb_adapter *a)
+{
+	if (igcb_is_i226(a->hw.device_id))
+		pci_disable_link_state(a->pdev, PCIE_LINK_STATE_L1_2);
+}
+
 u64 igcb_mac_stat(const struct igcb_adapter *a, u32 reg)
 {
 	unsigned int i;
@@ -921,9 +931,7 @@ static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!hw->io)
 		goto err_iomap;
 
-	/* I226 loses packets in ASPM L1.2 (upstream errata). */
-	if (igcb_is_i226(hw->device_id))
-		pci_disable_link_state(pdev, PCIE_LINK_STATE_L1_2);
+	igcb_no_l1_2(a);
 
 	err = igcb_hw_reset(hw);
 	if (err)
@@ -1088,6 +1096,7 @@ static int igcb_resume(struct device *dev)
 	int err;
 
 	pci_set_master(a->pdev);
+	igcb_no_l1_2(a);
 	rtnl_lock();
 	/* Power may have been lost: reset MAC, filters and link setup. */
 	clear_bit(IGCB_GONE_REPORTED, &a->state);
@@ -1152,6 +1161,7 @@ static pci_ers_result_t igcb_io_slot_reset(struct pci_dev *pdev)
 	pci_set_master(pdev);
 	pci_restore_state(pdev);
 	pci_save_state(pdev);
+	igcb_no_l1_2(a);
 
 	rtnl_lock();
 	/* The reads that saw all ones are history after the slot reset. */
