@@ -666,4 +666,3 @@ class InsnCounter:
                 if time.time() > deadline:
                     raise
                 time.sleep(0.05)
-

@@ -476,7 +476,7 @@ int igcb_open(struct net_device *netdev)
 	netif_carrier_off(netdev);
 	err = igcb_alloc_rings(a);
 	if (err)
-		return err;
+		goto err_phy;
 	igcb_phy_power_up(&a->hw);
 
 	err = igcb_irq_request(a);
@@ -497,8 +497,9 @@ err_irq:
 	igcb_irq_free(a);
 err_rings:
 	igcb_free_rings(a);
-	/* Not open: no link for the far end (a reconfigure's retry powers
-	 * it up again).
+err_phy:
+	/* Not open: no link for the far end (also when a reconfigure found
+	 * it up; its retry powers it up again).
 	 */
 	if (!igcb_hw_gone(&a->hw))
 		igcb_phy_power_down(&a->hw);
@@ -513,11 +514,6 @@ int igcb_close(struct net_device *netdev)
 		igcb_down(a);
 	igcb_irq_free(a);
 	igcb_free_rings(a);
-	/* igcb_down() did it, unless the port was already down (a failed
-	 * reopen closed by igcb_close_failed()).
-	 */
-	if (!netif_running(netdev) && !igcb_hw_gone(&a->hw))
-		igcb_phy_power_down(&a->hw);
 	return 0;
 }
 

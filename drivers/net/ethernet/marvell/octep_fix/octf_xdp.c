@@ -209,9 +209,9 @@ static int octf_xdp_setup(struct octf_port *p, struct bpf_prog *prog,
 	if (restart) {
 		err = octf_open(netdev);
 		if (err) {
-			NL_SET_ERR_MSG_MOD(extack, "cannot reopen the port for XDP");
 			int open_err;
 
+			NL_SET_ERR_MSG_MOD(extack, "cannot reopen the port for XDP");
 			xchg(&p->xdp_prog, old);
 			open_err = octf_open(netdev);
 			if (open_err)
