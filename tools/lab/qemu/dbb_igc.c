@@ -332,7 +332,7 @@ static void dbb_igc_link_status_changed(NetClientState *nc)
 
 /* ---- reset ------------------------------------------------------------ */
 
-static void dbb_igc_set_mac_regs(DbbIgcState *s)
+void dbb_igc_set_mac_regs(DbbIgcState *s)
 {
     const uint8_t *m = s->conf.macaddr.a;
 
@@ -340,7 +340,11 @@ static void dbb_igc_set_mac_regs(DbbIgcState *s)
     dbb_igc_set_reg(s, IGC_R_RAH(0), lduw_le_p(m + 4) | IGC_RAH_AV);
 }
 
-/* Port reset (CTRL.RST, power-on): the MAC side; the PHY keeps its state. */
+/*
+ * Port reset (CTRL.RST, power-on): the MAC side; the PHY keeps its state.
+ * EECD.AUTO_RD and the MAC address come with the NVM auto-read
+ * (dbb_igc_timing.c).
+ */
 static void dbb_igc_mac_reset(DbbIgcState *s)
 {
     int i;
@@ -357,11 +361,11 @@ static void dbb_igc_mac_reset(DbbIgcState *s)
     }
 
     dbb_igc_set_reg(s, IGC_R_CTRL, IGC_CTRL_FD | IGC_CTRL_SLU);
-    dbb_igc_set_reg(s, IGC_R_EECD, IGC_EECD_PRES | IGC_EECD_AUTO_RD |
+    dbb_igc_set_reg(s, IGC_R_EECD, IGC_EECD_PRES |
                     (s->nvm_flash ? IGC_EECD_FLASH_DETECTED |
                                     IGC_EECD_FLUDONE : 0));
     dbb_igc_set_reg(s, IGC_R_VET, ETH_P_VLAN);
-    dbb_igc_set_reg(s, IGC_R_PHPM, IGC_PHPM_RST_COMPL);
+    dbb_igc_set_reg(s, IGC_R_PHPM, dbb_igc_phpm_write(s, 0));
     dbb_igc_set_reg(s, IGC_R_RXPBS, 0xA2);
     dbb_igc_set_reg(s, IGC_R_TXPBS, 0x04000014);
     dbb_igc_set_reg(s, IGC_R_RXCSUM, IGC_RXCSUM_IPOFL | IGC_RXCSUM_TUOFL);
@@ -373,14 +377,16 @@ static void dbb_igc_mac_reset(DbbIgcState *s)
     /* Queue 0 comes out of reset enabled, as on the real part. */
     dbb_igc_set_reg(s, IGC_R_RXDCTL(0), IGC_XDCTL_ENABLE);
     dbb_igc_set_reg(s, IGC_R_TXDCTL(0), IGC_XDCTL_ENABLE);
-    dbb_igc_set_mac_regs(s);
     dbb_igc_tx_reset(s);
+    dbb_igc_timing_reset(s);
 }
 
 static void dbb_igc_qdev_reset(DeviceState *dev)
 {
     DbbIgcState *s = DBB_IGC(dev);
 
+    s->phy_in_reset = false;
+    s->phy_rst_end = INT64_MAX;
     dbb_igc_mac_reset(s);
     dbb_igc_phy_reset(s);
     s->link_up = !qemu_get_queue(s->nic)->link_down;
@@ -439,7 +445,7 @@ static uint32_t dbb_igc_read_reg(DbbIgcState *s, hwaddr off)
     case IGC_R_EIMC:
         return 0;
     case IGC_R_SWSM:
-        return dbb_igc_reg(s, off) & ~IGC_SWSM_SMBI;
+        return dbb_igc_swsm_read(s);
     default:
         v = dbb_igc_reg(s, off);
         if (dbb_igc_is_stat(off)) {
@@ -484,16 +490,20 @@ static uint32_t dbb_igc_ring_len(DbbIgcState *s, const char *reg, int q,
 
 static void dbb_igc_write_ctrl(DbbIgcState *s, uint32_t val)
 {
+    bool was_rst = dbb_igc_reg(s, IGC_R_CTRL) & IGC_CTRL_PHY_RST;
+
     if (val & (IGC_CTRL_RST | IGC_CTRL_DEV_RST)) {
+        /* CTRL clears: PHY_RST too, and the PHY comes out of reset */
+        dbb_igc_phy_rst_write(s, was_rst, false);
         dbb_igc_mac_reset(s);
         return;
     }
-    if ((val & IGC_CTRL_PHY_RST) &&
-        !(dbb_igc_reg(s, IGC_R_CTRL) & IGC_CTRL_PHY_RST)) {
+    if ((val & IGC_CTRL_PHY_RST) && !was_rst) {
         dbb_igc_phy_reset(s);
         dbb_igc_update_link(s);
         dbb_igc_phy_link_changed(s);
     }
+    dbb_igc_phy_rst_write(s, was_rst, val & IGC_CTRL_PHY_RST);
     dbb_igc_set_reg(s, IGC_R_CTRL, val);
 }
 
@@ -584,7 +594,7 @@ static void dbb_igc_write_reg(DbbIgcState *s, hwaddr off, uint32_t val)
 {
     int q, i;
 
-    if (off >= DBB_IGC_REG_SPACE) {
+    if (off >= DBB_IGC_REG_SPACE || dbb_igc_write_lost(s, off, val)) {
         return;
     }
     q = dbb_igc_queue_of(off, IGC_TXQ_FIRST);
@@ -612,16 +622,16 @@ static void dbb_igc_write_reg(DbbIgcState *s, hwaddr off, uint32_t val)
         dbb_igc_srwr_write(s, val);
         return;
     case IGC_R_MDIC:
-        dbb_igc_mdic_write(s, val);
+        dbb_igc_mdic_start(s, val);
         return;
     case IGC_R_PHPM:
-        dbb_igc_set_reg(s, off, val | IGC_PHPM_RST_COMPL);
+        dbb_igc_set_reg(s, off, dbb_igc_phpm_write(s, val));
         return;
     case IGC_R_SWSM:
-        dbb_igc_set_reg(s, off, val & IGC_SWSM_SWESMBI);
+        dbb_igc_swsm_write(s, val);
         return;
     case IGC_R_SW_FW_SYNC:
-        dbb_igc_set_reg(s, off, val & 0xFFFF);   /* no firmware here */
+        dbb_igc_sw_fw_sync_write(s, val);
         return;
     case IGC_R_TCTL:
         dbb_igc_set_reg(s, off, val);
@@ -686,6 +696,7 @@ static uint64_t dbb_igc_mmio_read_access(DbbIgcState *s, hwaddr addr,
                             HWADDR_PRIx ": returns 0", addr);
         return 0;
     }
+    dbb_igc_timing_poll(s);
     if (size == 4 && !(addr & 3)) {
         return dbb_igc_read_reg(s, addr);
     }
@@ -721,6 +732,7 @@ static void dbb_igc_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                             HWADDR_PRIx ": ignored", addr);
         return;
     }
+    dbb_igc_timing_poll(s);
     if (size == 4 && !(addr & 3)) {
         dbb_igc_write_reg(s, addr, val);
         return;
@@ -861,6 +873,7 @@ static void dbb_igc_realize(PCIDevice *d, Error **errp)
                                         dbb_igc_eitr_cbs[i], s);
     }
     s->an_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dbb_igc_phy_an_done, s);
+    dbb_igc_timing_init(s);
     dbb_igc_nvm_init(s, s->conf.macaddr.a);
     dbb_igc_tx_init(s);
     dbb_igc_rx_init(s);
@@ -889,6 +902,7 @@ static void dbb_igc_exit(PCIDevice *d)
         timer_free(s->eitr_timer[i]);
     }
     timer_free(s->an_timer);
+    dbb_igc_timing_exit(s);
     dbb_igc_tx_cleanup(s);
     dbb_igc_rx_cleanup(s);
     dbb_igc_trace_exit(s);
@@ -949,6 +963,7 @@ static Property dbb_igc_properties[] = {
     DEFINE_PROP_UINT32("device-id", DbbIgcState, device_id, 0x125C),
     DEFINE_PROP_BOOL("nvm-flash", DbbIgcState, nvm_flash, false),
     DEFINE_PROP_BOOL("msix", DbbIgcState, use_msix, true),
+    DEFINE_PROP_BOOL("strict", DbbIgcState, strict, true),
     DEFINE_PROP_UINT32("mmio-trace-max", DbbIgcState, trace.max,
                        DBB_IGC_TRACE_DEFAULT),
     DEFINE_PROP_END_OF_LIST(),

@@ -116,6 +116,7 @@ struct DbbIgcState {
     uint32_t device_id;
     bool nvm_flash;             /* EECD.FLASH_DETECTED: NVM checksummed */
     bool use_msix;              /* offer MSI-X (off: MSI/INTx only) */
+    bool strict;                /* silicon's waits and semaphores (timing) */
 
     uint32_t regs[DBB_IGC_REG_SPACE / 4];
     uint16_t phy[32];
@@ -131,6 +132,20 @@ struct DbbIgcState {
     bool link_up;               /* effective link (peer, PHY power) */
     bool busy;                  /* in TX or RX processing (doing DMA) */
     bool dma_paused;            /* dma-pause: no fetch, no write-back */
+
+    /*
+     * dbb_igc_timing.c: what a driver must wait for (strict).  Each ends
+     * at a virtual time (INT64_MAX: not pending), checked at every BAR0
+     * access, so the guest sees it end as soon as the time has passed.
+     */
+    bool autoread_busy;         /* reset: NVM auto-read, EECD.AUTO_RD clear */
+    bool phy_in_reset;          /* CTRL.PHY_RST: until PHPM.RST_COMPL */
+    bool mdic_busy;             /* an MDIC access in flight (READY clear) */
+    uint32_t mdic_req;          /* ... the one that was written */
+    int64_t autoread_end;
+    int64_t phy_rst_end;
+    int64_t mdic_end;
+    QEMUTimer *swsm_timer;      /* SWSM held too long: a driver forgot it */
 
     QEMUTimer *eitr_timer[DBB_IGC_MSIX_VECTORS];
     bool eitr_armed[DBB_IGC_MSIX_VECTORS];
@@ -176,11 +191,26 @@ void dbb_igc_stat_add(DbbIgcState *s, hwaddr reg, uint32_t n);
 void dbb_igc_stat_add64(DbbIgcState *s, hwaddr lo, uint64_t n);
 void dbb_igc_update_link(DbbIgcState *s);
 
+void dbb_igc_set_mac_regs(DbbIgcState *s);
+
+/* dbb_igc_timing.c */
+void dbb_igc_timing_init(DbbIgcState *s);
+void dbb_igc_timing_exit(DbbIgcState *s);
+void dbb_igc_timing_reset(DbbIgcState *s);
+void dbb_igc_timing_poll(DbbIgcState *s);
+bool dbb_igc_write_lost(DbbIgcState *s, hwaddr off, uint32_t val);
+void dbb_igc_phy_rst_write(DbbIgcState *s, bool old, bool now);
+uint32_t dbb_igc_phpm_write(DbbIgcState *s, uint32_t val);
+void dbb_igc_mdic_start(DbbIgcState *s, uint32_t val);
+uint32_t dbb_igc_swsm_read(DbbIgcState *s);
+void dbb_igc_swsm_write(DbbIgcState *s, uint32_t val);
+void dbb_igc_sw_fw_sync_write(DbbIgcState *s, uint32_t val);
+
 /* dbb_igc_phy.c */
 void dbb_igc_phy_reset(DbbIgcState *s);
 void dbb_igc_phy_link_changed(DbbIgcState *s);
 void dbb_igc_phy_an_done(void *opaque);
-void dbb_igc_mdic_write(DbbIgcState *s, uint32_t val);
+void dbb_igc_mdic_do(DbbIgcState *s, uint32_t val);
 void dbb_igc_nvm_init(DbbIgcState *s, const uint8_t *mac);
 void dbb_igc_eerd_write(DbbIgcState *s, uint32_t val);
 void dbb_igc_srwr_write(DbbIgcState *s, uint32_t val);

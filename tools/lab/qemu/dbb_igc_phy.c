@@ -195,7 +195,8 @@ static void dbb_igc_phy_write(DbbIgcState *s, unsigned reg, uint16_t val)
     }
 }
 
-void dbb_igc_mdic_write(DbbIgcState *s, uint32_t val)
+/* Carry out one MDIC access now (dbb_igc_timing.c decides when). */
+void dbb_igc_mdic_do(DbbIgcState *s, uint32_t val)
 {
     unsigned phy = (val >> IGC_MDIC_PHY_SHIFT) & IGC_MDIC_PHY_MASK;
     unsigned reg = (val >> IGC_MDIC_REG_SHIFT) & IGC_MDIC_REG_MASK;

@@ -29,11 +29,16 @@ from qtestlib import (QEMU, Tap, HarnessError, expect,  # noqa: E402,F401
                       SLOT, BAR0)
 
 BAR3 = 0xE0100000
+# dbb_igc_timing.c (strict=on): NVM auto-read after a reset, PHY reset
+# after CTRL.PHY_RST clears, one MDIC access, a forgotten semaphore
+AUTORD_NS, PHY_RST_NS, MDIC_NS, SWSM_HOLD_NS = 1000000, 100000, 26000, \
+    1000000000
 MSIX_MAILBOX = 0x00F00000                   # MSI-X messages land in RAM
 
 # Registers
 CTRL, STATUS, EECD, MDIC = 0x0, 0x8, 0x10, 0x20
 RCTL, TCTL = 0x100, 0x400
+SWSM, SW_FW_SYNC = 0x5B50, 0x5B5C
 ICR, ICS, IMS, IMC = 0x1500, 0x1504, 0x1508, 0x150C
 GPIE, EICS, EIMS, EIMC, EIAC, EIAM, EICR = (0x1514, 0x1520, 0x1524, 0x1528,
                                             0x152C, 0x1530, 0x1580)
@@ -133,6 +138,8 @@ class Device:
         q.cfg_write32(0x10, BAR0)
         q.cfg_write32(0x1C, BAR3)
         q.cfg_write16(0x04, 0x0006)             # memory space, bus master
+        # the power-on NVM auto-read (strict=on: 1 ms of virtual time)
+        q.clock_step(AUTORD_NS)
 
     def find_cap(self, cap_id):
         return self.q.find_cap(cap_id)
@@ -248,7 +255,12 @@ def run_tests(qemu_bin, verbose):
         "RDLEN 100 is not a multiple of 128",
         "zero-length RX ring",
         "unsupported 1-byte register write",
-        "TSO with bogus headers"))
+        "TSO with bogus headers",
+        "during the NVM auto-read after a reset: lost",
+        "while the PHY is in reset",
+        "is in flight: ignored",
+        "without holding SWSM.SWESMBI",
+        "held for 1000 ms"))
 
     # A fresh instance for a seeded random walk over registers, rings and
     # frames: QEMU must survive whatever the "guest" does.
@@ -266,7 +278,7 @@ def run_tests(qemu_bin, verbose):
 
     # A second instance for an alternative device ID.
     q2 = QEMU(qemu_bin, tempfile.mkdtemp(prefix="qtest-dbb-igc."),
-              extra_dev=",device-id=0x15f3,nvm-flash=on")
+              extra_dev=",device-id=0x15f3,nvm-flash=on,strict=off")
     try:
         def t_devid():
             expect(q2.cfg_read32(0) == 0x15F38086,
@@ -288,6 +300,18 @@ def run_tests(qemu_bin, verbose):
             expect(struct.pack("<3H", *words[:3]) == MAC, "NVM MAC")
         tap.check("nvm-flash=on: EERD reads an NVM whose words sum to "
                   "0xBABA, MAC in words 0-2", t_nvm)
+
+        def t_lax():
+            q2.writel(CTRL, 1 << 26)
+            expect(q2.readl(EECD) & (1 << 9), "EECD.AUTO_RD not at once")
+            expect(q2.readl(RAH(0)) & (1 << 31), "no MAC at once")
+            q2.writel(MDIC, (2 << 16) | (1 << 27))
+            expect(q2.readl(MDIC) & (1 << 28), "MDIC not READY at once")
+            expect(q2.readl(SWSM) & 1 == 0 and q2.readl(SWSM) & 1 == 0,
+                   "SMBI taken with strict=off")
+            expect(q2.truth()["guest_errors"][0] == 0, "guest errors")
+        tap.check("strict=off: auto-read, MDIC at once; SMBI reads 0",
+                  t_lax)
     finally:
         q2.quit()
     shutil.rmtree(tmp, ignore_errors=True)
@@ -433,13 +457,23 @@ def run_main(tap, q, d):
     def t_reset():
         q.writel(CTRL, q.readl(CTRL) | (1 << 26))
         expect(not q.readl(CTRL) & (1 << 26), "CTRL.RST did not self-clear")
+        # strict: the NVM auto-read takes AUTORD_NS; what is written
+        # before it ends is lost, and the MAC address is not there yet
+        expect(not q.readl(EECD) & (1 << 9), "EECD.AUTO_RD at once")
+        expect(q.readl(RAH(0)) == 0, "RAH0 before the auto-read")
+        q.writel(RAL(1), 0x1234)
+        q.clock_step(AUTORD_NS - 1000)
+        expect(not q.readl(EECD) & (1 << 9), "EECD.AUTO_RD too early")
+        q.clock_step(1000)
+        expect(q.readl(RAL(1)) == 0, "a write during the auto-read kept")
         expect(q.readl(EECD) & (1 << 9), "EECD.AUTO_RD")
         expect(not q.readl(EECD) & (1 << 19), "EECD.FLASH_DETECTED set")
         ral, rah = q.readl(RAL(0)), q.readl(RAH(0))
         expect(struct.pack("<IH", ral, rah & 0xFFFF) == MAC,
                "RAL0/RAH0 %08x/%08x" % (ral, rah))
         expect(rah & (1 << 31), "RAH0.AV")
-    tap.check("CTRL.RST self-clears; MAC in RAL0/RAH0 with AV", t_reset)
+    tap.check("CTRL.RST self-clears; 1 ms later EECD.AUTO_RD and the MAC "
+              "in RAL0/RAH0 with AV; a write before that is lost", t_reset)
 
     def t_status():
         st = q.readl(STATUS)
@@ -455,10 +489,14 @@ def run_main(tap, q, d):
     def mdic(op, reg, data=0, phy=0):
         q.writel(MDIC, data | (reg << 16) | (phy << 21) | op)
         v = q.readl(MDIC)
+        expect(not v & (1 << 28), "MDIC READY at once: %08x" % v)
+        q.clock_step(MDIC_NS)
+        v = q.readl(MDIC)
         expect(v & (1 << 28), "MDIC not READY: %08x" % v)
         return v
 
     def t_mdic():
+        errs = q.truth()["guest_errors"][0]
         v = mdic(1 << 27, 2)
         expect(v & 0xFFFF == 0x67C9 and not v & (1 << 30), "PHY ID1 %08x" % v)
         v = mdic(1 << 27, 1)
@@ -471,12 +509,60 @@ def run_main(tap, q, d):
         v = mdic(1 << 27, 14)
         expect(v & 0xFFFF == 0x80, "MMD 7.0x20 %04x" % (v & 0xFFFF))
         expect(q.readl(0xE14) & (1 << 8), "PHPM reset complete")
-        q.writel(0x5B50, 0)
-        expect(q.readl(0x5B50) & 1 == 0, "SWSM.SMBI")
-        q.writel(0x5B50, 2)
-        expect(q.readl(0x5B50) & 2, "SWSM.SWESMBI does not latch")
-    tap.check("MDIC PHY at address 0 (ID, BMSR, MMD 7.0x20), semaphores",
-              t_mdic)
+        # SMBI: the read that sees it clear takes it
+        q.writel(SWSM, 0)
+        expect(q.readl(SWSM) & 1 == 0, "SWSM.SMBI not granted")
+        expect(q.readl(SWSM) & 1, "SWSM.SMBI granted twice")
+        q.writel(SWSM, 3)
+        expect(q.readl(SWSM) & 2, "SWSM.SWESMBI does not latch")
+        q.writel(SW_FW_SYNC, 4)
+        q.writel(SWSM, 0)
+        expect(q.readl(SWSM) & 1 == 0, "SWSM.SMBI not released")
+        q.writel(SWSM, 0)
+        expect(q.truth()["guest_errors"][0] == errs, "guest error")
+    tap.check("MDIC PHY at address 0 (ID, BMSR, MMD 7.0x20) after 26 us; "
+              "SWSM.SMBI taken by a read, released by a write", t_mdic)
+
+    def t_strict():
+        errs = q.truth()["guest_errors"][0]
+        # a PHY reset ends PHY_RST_NS after CTRL.PHY_RST clears
+        ctrl = q.readl(CTRL)
+        q.writel(CTRL, ctrl | (1 << 31))
+        expect(not q.readl(0xE14) & (1 << 8), "RST_COMPL during PHY reset")
+        q.clock_step(PHY_RST_NS * 2)
+        expect(not q.readl(0xE14) & (1 << 8), "RST_COMPL with PHY_RST set")
+        q.writel(CTRL, ctrl)
+        q.writel(0xE14, q.readl(0xE14) | (1 << 8))      # RO bit
+        expect(not q.readl(0xE14) & (1 << 8), "RST_COMPL written")
+        q.writel(MDIC, (2 << 16) | (1 << 27))
+        q.clock_step(MDIC_NS)
+        v = q.readl(MDIC)
+        expect(v & (1 << 28) and v & (1 << 30), "MDIC during PHY reset "
+               "did not fail: %08x" % v)
+        q.clock_step(PHY_RST_NS - MDIC_NS)
+        expect(q.readl(0xE14) & (1 << 8), "RST_COMPL after 100 us")
+        v = mdic(1 << 27, 2)
+        expect(v & 0xFFFF == 0x67C9 and not v & (1 << 30), "ID1 %08x" % v)
+        # a second MDIC write while one is in flight is ignored
+        q.writel(MDIC, (3 << 16) | (1 << 27))
+        q.writel(MDIC, (2 << 16) | (1 << 27))
+        q.clock_step(MDIC_NS)
+        v = q.readl(MDIC)
+        expect((v >> 16) & 0x1F == 3 and v & 0xFFFF == 0xDC00,
+               "in-flight MDIC replaced: %08x" % v)
+        # SW_FW_SYNC without SWESMBI; SMBI taken and forgotten
+        q.writel(SW_FW_SYNC, 0)
+        q.readl(SWSM)
+        q.clock_step(SWSM_HOLD_NS)
+        expect(q.readl(SWSM) & 1, "SMBI dropped by itself")
+        q.writel(SWSM, 0)
+        expect(q.truth()["guest_errors"][0] - errs == 4, "guest errors "
+               "%d, want 4 (MDIC in reset, MDIC in flight, SW_FW_SYNC, "
+               "SWSM held)" % (q.truth()["guest_errors"][0] - errs))
+    tap.check("strict: PHY reset completes 100 us after PHY_RST clears; "
+              "MDIC fails before, a second MDIC write is ignored, "
+              "SW_FW_SYNC without SWESMBI and an SWSM held 1 s are guest "
+              "errors", t_strict)
 
     def pdown():
         return q.qmp_cmd("qom-get", path="/machine/peripheral/nic0",

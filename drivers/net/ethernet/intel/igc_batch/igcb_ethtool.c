@@ -38,11 +38,12 @@ static const char * const igcb_rxq_stats[] = {
 };
 
 /* ethtool -d: a fixed layout, the same whatever the queue count, so that
- * dumps compare.  Registers that clear on read (ICR, EICR, statistics) are
- * left out: a dump must not change what the driver later reads.  Version
- * word: layout 1 in bits 31:16, the PCI device ID in bits 15:0.
+ * dumps compare.  Registers a read changes are left out: those that clear
+ * on read (ICR, EICR, statistics) and SWSM, whose read takes the firmware
+ * semaphore (SMBI) and would leave it held.  Version word: layout 2 in
+ * bits 31:16, the PCI device ID in bits 15:0.
  */
-#define IGCB_REGS_LAYOUT	1
+#define IGCB_REGS_LAYOUT	2
 
 static const u32 igcb_regs_global[] = {
 	IGCB_CTRL, IGCB_STATUS, IGCB_CTRL_EXT, IGCB_EECD, IGCB_MDIC,
@@ -50,7 +51,7 @@ static const u32 igcb_regs_global[] = {
 	IGCB_IMS, IGCB_IAM, IGCB_GPIE, IGCB_EIMS, IGCB_EIAC, IGCB_EIAM,
 	IGCB_IVAR(0), IGCB_IVAR(1), IGCB_IVAR_MISC,
 	IGCB_RXCSUM, IGCB_RLPML, IGCB_RFCTL, IGCB_MRQC, IGCB_MANC,
-	IGCB_SWSM, IGCB_SW_FW_SYNC, IGCB_PHPM, IGCB_EEER, IGCB_IPCNFG,
+	IGCB_SW_FW_SYNC, IGCB_PHPM, IGCB_EEER, IGCB_IPCNFG,
 };
 
 /* Per queue 0..IGCB_MAX_QUEUES-1, queue after queue: queue 0's offsets
