@@ -61,6 +61,7 @@ static const char *const dbb_gt_names[DBB_GT_NUM] = {
     [DBB_GT_RX_OFF_DROPS] = "rx_off_drops",
     [DBB_GT_GUEST_ERRORS] = "guest_errors",
     [DBB_GT_RX_PAUSED_DROPS] = "rx_paused_drops",
+    [DBB_GT_TX_LINK_DROPS] = "tx_link_drops",
 };
 
 /* How many indexes each counter has: queues, vectors or one. */
@@ -321,6 +322,7 @@ void dbb_igc_update_link(DbbIgcState *s)
         return;
     }
     s->link_up = up;
+    dbb_igc_link_up_timing(s);
     dbb_igc_phy_link_changed(s);
     dbb_igc_set_icr(s, IGC_ICR_LSC);
 }
@@ -387,6 +389,7 @@ static void dbb_igc_qdev_reset(DeviceState *dev)
 
     s->phy_in_reset = false;
     s->phy_rst_end = INT64_MAX;
+    s->partner_rx_ok = 0;               /* powered on with the link up */
     dbb_igc_mac_reset(s);
     dbb_igc_phy_reset(s);
     s->link_up = !qemu_get_queue(s->nic)->link_down;

@@ -63,6 +63,7 @@ enum {
     DBB_GT_RX_OFF_DROPS,        /* device: dropped, receiver/queue/link off */
     DBB_GT_GUEST_ERRORS,        /* device: guest programming errors */
     DBB_GT_RX_PAUSED_DROPS,     /* device: dropped while DMA was paused */
+    DBB_GT_TX_LINK_DROPS,       /* per queue: lost, partner not ready */
     DBB_GT_NUM
 };
 #define DBB_GT_MAX_INDEX        8
@@ -145,6 +146,7 @@ struct DbbIgcState {
     int64_t autoread_end;
     int64_t phy_rst_end;
     int64_t mdic_end;
+    int64_t partner_rx_ok;      /* link up at 1000: partner's receiver ok */
     QEMUTimer *swsm_timer;      /* SWSM held too long: a driver forgot it */
 
     QEMUTimer *eitr_timer[DBB_IGC_MSIX_VECTORS];
@@ -205,6 +207,8 @@ void dbb_igc_mdic_start(DbbIgcState *s, uint32_t val);
 uint32_t dbb_igc_swsm_read(DbbIgcState *s);
 void dbb_igc_swsm_write(DbbIgcState *s, uint32_t val);
 void dbb_igc_sw_fw_sync_write(DbbIgcState *s, uint32_t val);
+void dbb_igc_link_up_timing(DbbIgcState *s);
+bool dbb_igc_partner_rx_ok(DbbIgcState *s);
 
 /* dbb_igc_phy.c */
 void dbb_igc_phy_reset(DbbIgcState *s);

@@ -149,6 +149,10 @@ static uint16_t dbb_igc_phy_read(DbbIgcState *s, unsigned reg)
             dbb_igc_mmd_read(s, s->phy_mmd_devad, s->phy_mmd_addr) :
             s->phy_mmd_addr;
     }
+    if (reg == IGC_PHY_1000T_STATUS && !dbb_igc_partner_rx_ok(s)) {
+        return s->phy[reg] & ~(IGC_1000T_STATUS_LOCAL_RX_OK |
+                               IGC_1000T_STATUS_REMOTE_RX_OK);
+    }
     return s->phy[reg];
 }
 

@@ -315,6 +315,8 @@
 #define IGC_ANAR_100_FD         BIT(8)
 #define IGC_1000T_CTRL_HD       BIT(8)
 #define IGC_1000T_CTRL_FD       BIT(9)
+#define IGC_1000T_STATUS_REMOTE_RX_OK   BIT(12)
+#define IGC_1000T_STATUS_LOCAL_RX_OK    BIT(13)
 #define IGC_MGBT_CTRL_2500_FD   BIT(7)
 #define IGC_BMCR_PDOWN          BIT(11)
 #define IGC_BMCR_RESET          BIT(15)

@@ -15,6 +15,10 @@
  *   (MDIC.E);
  * - an MDIC access takes one MDIO frame, 64 bits at 2.5 MHz: READY sets
  *   DBB_IGC_MDIC_NS after the write, and only then are the data valid;
+ * - a link that comes up at 1000 Mb/s: the partner's 1000BASE-T receiver
+ *   is ready DBB_IGC_1000T_RX_NS later (1000T status bits 12-13, which
+ *   upstream's watchdog polls for up to 2 s before carrier on); a frame
+ *   sent before that is lost (tx_link_drops), as on the wire;
  * - SWSM.SMBI is taken by the read that returns it clear and held until
  *   written back to 0 (a second reader sees it set); SW_FW_SYNC is only
  *   written under SWSM.SWESMBI; a semaphore held for DBB_IGC_SWSM_HOLD_NS
@@ -41,6 +45,7 @@
 #define DBB_IGC_PHY_RST_NS      (100 * SCALE_US)
 #define DBB_IGC_MDIC_NS         (26 * SCALE_US)     /* 64 bits / 2.5 MHz */
 #define DBB_IGC_SWSM_HOLD_NS    (1 * NANOSECONDS_PER_SECOND)
+#define DBB_IGC_1000T_RX_NS     (300 * SCALE_MS)
 
 static int64_t dbb_igc_now(void)
 {
@@ -186,6 +191,22 @@ void dbb_igc_timing_poll(DbbIgcState *s)
             dbb_igc_phy_rst_done(s);
         }
     }
+}
+
+/* ---- 1000BASE-T: the partner's receiver -------------------------------- */
+
+/* s->link_up just changed. */
+void dbb_igc_link_up_timing(DbbIgcState *s)
+{
+    s->partner_rx_ok = 0;
+    if (s->strict && s->link_up && s->an_speed == 1000) {
+        s->partner_rx_ok = dbb_igc_now() + DBB_IGC_1000T_RX_NS;
+    }
+}
+
+bool dbb_igc_partner_rx_ok(DbbIgcState *s)
+{
+    return !s->partner_rx_ok || dbb_igc_now() >= s->partner_rx_ok;
 }
 
 /* ---- the SWSM semaphore ------------------------------------------------ */

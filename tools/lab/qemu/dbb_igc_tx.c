@@ -121,6 +121,10 @@ static void dbb_igc_tx_emit(DbbIgcState *s, int q, uint8_t *frame,
     if (!s->link_up) {
         return;                 /* no carrier: the frame goes nowhere */
     }
+    if (!dbb_igc_partner_rx_ok(s)) {
+        s->gt[DBB_GT_TX_LINK_DROPS][q]++;   /* the partner cannot hear */
+        return;
+    }
     qemu_sendv_packet(qemu_get_queue(s->nic), iov, n);
     dbb_igc_tx_stats(s, frame, total);
     s->gt[DBB_GT_TX_FRAMES][q]++;

@@ -16,9 +16,12 @@ errors).  Per kernel, in this order:
   2. advertised speed: "ethtool -s B speed 1000 duplex full autoneg on"
      advertises 1000baseT/Full only, the link renegotiates and comes up at
      1000 (ethtool, dmesg, STATUS in ethtool -d), forced speed is refused
-     with a message;
+     with a message; the carrier waits for the partner's 1000BASE-T
+     receiver (5 pings sent the moment it is on: none lost, the model's
+     tx_link_drops);
   3. ethtool -d: the documented layout (86 registers), STATUS has link up,
-     TDLEN/RDLEN and RLPML match the ring sizes and the MTU;
+     TDLEN/RDLEN and RLPML match the ring sizes and the MTU; no SWSM read
+     (the model's strict semaphore: no guest error 1.5 s later);
   4. system sleep, stack: non-default MTU, RSS table (all flows to queue
      0), ring sizes, doorbell knob; traffic with no loss; pm_test=devices,
      freeze; everything restored (ethtool and the registers), link at 1000
@@ -585,14 +588,27 @@ carrier %s 1 30
                 "synchronize_net calls total/from igcb_down: %s\n%s"
                 % (m.groups() if m else None, o[-1500:]))
 
-        # 2. advertised speed on B
+        # 2. advertised speed on B; frames sent the moment the carrier is
+        # back must reach the partner (dbb-igc strict: its 1000BASE-T
+        # receiver is ready 300 ms after the link, tx_link_drops before)
+        g0 = r.truth()["B"]
         rc, o = r.g("""
 B=%s
 d0=$(dmesg | grep -c 'Link is Up 1000 Mbps' || true)
 ethtool -s $B speed 1000 duplex full autoneg off 2>&1; echo "@@FORCED $?"
 dmesg | grep 'forced speed' | tail -n 1
+# a peer with a static neighbour entry: pings go straight out of B
+ip addr add 192.0.2.1/24 dev $B
+ip neigh replace 192.0.2.2 lladdr 02:00:00:00:00:02 dev $B
 ethtool -s $B speed 1000 duplex full autoneg on || exit 13
-sleep 1; carrier $B 1 30 || echo "@@NOCARRIER"
+i=0; while [ $i -lt 500 ]; do
+	[ "$(dmesg | grep -c 'Link is Up 1000 Mbps' || true)" -gt "$d0" ] &&
+		[ "$(cat /sys/class/net/$B/carrier)" = 1 ] && break
+	sleep 0.01; i=$((i + 1)); done
+for i in 1 2 3 4 5; do ping -c 1 -w 1 192.0.2.2 >/dev/null 2>&1 & done
+wait
+ip addr del 192.0.2.1/24 dev $B
+carrier $B 1 30 || echo "@@NOCARRIER"
 i=0; while [ $i -lt 50 ]; do
 	[ "$(dmesg | grep -c 'Link is Up 1000 Mbps' || true)" -gt "$d0" ] && break
 	sleep 0.1; i=$((i + 1)); done
@@ -600,9 +616,17 @@ ethtool $B | grep -E 'Speed|Duplex|Auto-neg|Link detected'
 dmesg | grep -E 'Link is (Up|Down)' | tail -n 2
 echo "@@UP1000 $(($(dmesg | grep -c 'Link is Up 1000 Mbps' || true) - d0))"
 """ % B, check=False)
+        g1 = r.truth()["B"]
         st = state_dump(r)
         rc2, w = r.regs(B)
         status = reg(w, "STATUS") if len(w) == REGS_N else None
+        lost = sum(g1["tx_link_drops"]) - sum(g0["tx_link_drops"])
+        sent = sum(g1["tx_frames"]) - sum(g0["tx_frames"])
+        t.check("at 1000 Mb/s the carrier waits for the partner's "
+                "1000BASE-T receiver: 5 pings sent as soon as it is on all "
+                "reach the wire (model's tx_link_drops)",
+                lost == 0 and sent >= 5, "frames lost before the partner "
+                "was ready %d, sent %d\n%s" % (lost, sent, o[-1500:]))
         t.check("forced speed refused (autoneg off): ethtool fails, dmesg "
                 "says to advertise one speed instead",
                 re.search(r"@@FORCED [1-9]", o) is not None and

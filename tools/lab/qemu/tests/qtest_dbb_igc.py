@@ -33,6 +33,8 @@ BAR3 = 0xE0100000
 # after CTRL.PHY_RST clears, one MDIC access, a forgotten semaphore
 AUTORD_NS, PHY_RST_NS, MDIC_NS, SWSM_HOLD_NS = 1000000, 100000, 26000, \
     1000000000
+# ... and after a link up at 1000 Mb/s, the partner's receiver; AN itself
+T1000_RX_NS, AN_NS = 300000000, 100000000
 MSIX_MAILBOX = 0x00F00000                   # MSI-X messages land in RAM
 
 # Registers
@@ -78,7 +80,8 @@ TXSM, IXSM = 1 << 9, 1 << 8
 GT = ["tdt_writes", "tdt_noop_writes", "rdt_writes", "rdt_noop_writes",
       "tx_desc", "rx_desc", "tx_frames", "rx_frames", "rx_dropped",
       "tx_packets", "tx_bytes", "rx_bytes", "irqs", "irq_deferred",
-      "rx_filtered", "rx_off_drops", "guest_errors", "rx_paused_drops"]
+      "rx_filtered", "rx_off_drops", "guest_errors", "rx_paused_drops",
+      "tx_link_drops"]
 
 
 def ip_checksum_ok(ip):
@@ -916,6 +919,46 @@ def run_main(tap, q, d):
         expect(q.readl(ICR) & 4, "ICR.LSC on link up")
     tap.check("set_link off/on: STATUS.LU, ICR.LSC, interrupt on the "
               "other-cause vector", t_link)
+
+    def advertise_2500(on):
+        for reg, val in ((13, 7), (14, 0x20), (13, 0x4007),
+                         (14, 0x80 if on else 0)):
+            mdic(1 << 26, reg, val)
+        bmcr = mdic(1 << 27, 0) & 0xFFFF
+        mdic(1 << 26, 0, bmcr | (1 << 9))           # restart AN
+        q.clock_step(AN_NS + 1000)
+
+    def send_one():
+        q.mem_write(d.RAM_TX_BUF, frame)
+        d.tx_put(0, [d.data_desc(d.RAM_TX_BUF, len(frame))])
+        q.writel(TDT(0), d.tx_tail)
+
+    def t_1000t():
+        advertise_2500(False)
+        st = q.readl(STATUS)
+        expect(st & 2 and st & (1 << 7) and not st & (1 << 22),
+               "STATUS not link up at 1000: %08x" % st)
+        s10 = mdic(1 << 27, 10) & 0xFFFF
+        expect(not s10 & 0x3000, "1000T status: receivers ok at once: "
+               "%04x" % s10)
+        before = q.truth()["tx_link_drops"][0]
+        send_one()
+        expect(q.recv_frame(0.3) is None, "a frame reached the partner "
+               "before its receiver was ready")
+        expect(q.truth()["tx_link_drops"][0] == before + 1, "tx_link_drops")
+        q.clock_step(T1000_RX_NS)
+        s10 = mdic(1 << 27, 10) & 0xFFFF
+        expect(s10 & 0x3000 == 0x3000, "1000T status after 300 ms: %04x"
+               % s10)
+        send_one()
+        expect(q.recv_frame() == frame, "no frame once the receiver is ok")
+        advertise_2500(True)
+        expect(q.readl(STATUS) & (1 << 22), "not back at 2500")
+        send_one()
+        expect(q.recv_frame() == frame, "2.5G: a frame right after link up")
+    tap.check("strict: link up at 1000 Mb/s, the partner's receiver ready "
+              "300 ms later (1000T status bits 12-13); a frame before is "
+              "lost (tx_link_drops); none at 2.5G", t_1000t)
 
     def t_eitr():
         d.clear_mailbox()

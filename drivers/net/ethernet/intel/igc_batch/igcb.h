@@ -70,6 +70,8 @@
 #define IGCB_TX_CLEAN_BUDGET	256
 /* A queue with work whose device made no progress this long is hung. */
 #define IGCB_TX_HANG_TIME	(2 * HZ)
+/* At 1000 Mb/s, carrier waits this long for the partner's receiver. */
+#define IGCB_PARTNER_RX_WAIT_MS	2000
 
 /* Interrupt moderation (EITR interval, microseconds) */
 #define IGCB_ITR_DEFAULT_US	50
@@ -453,6 +455,7 @@ int igcb_phy_power_up(struct igcb_hw *hw);
 void igcb_phy_power_down(struct igcb_hw *hw);
 int igcb_phy_setup_link(struct igcb_hw *hw, bool renegotiate);
 int igcb_phy_check_link(struct igcb_hw *hw, bool *up);
+int igcb_phy_wait_partner_rx(struct igcb_hw *hw);
 void igcb_phy_speed_duplex(struct igcb_hw *hw, u16 *speed, u16 *duplex);
 u16 igcb_phy_fw_version(struct igcb_hw *hw);
 

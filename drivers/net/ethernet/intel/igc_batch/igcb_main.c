@@ -800,6 +800,12 @@ static void igcb_watchdog_task(struct work_struct *work)
 			    a->link_speed,
 			    a->link_duplex == DUPLEX_FULL ? "Full" : "Half",
 			    igcb_fc_name(hw->fc_current));
+		if (a->link_speed == SPEED_1000 &&
+		    igcb_phy_wait_partner_rx(hw) == -ETIMEDOUT)
+			netdev_warn(netdev, "link partner's 1000BASE-T receiver not ready after %u ms: carrier on anyway, the first frames may be lost\n",
+				    IGCB_PARTNER_RX_WAIT_MS);
+		if (test_bit(IGCB_DOWN, &a->state))
+			return;
 		netif_carrier_on(netdev);
 		igcb_tx_wake_all(a);
 	} else if (!link && netif_carrier_ok(netdev)) {

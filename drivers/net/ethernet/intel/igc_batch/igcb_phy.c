@@ -342,6 +342,39 @@ void igcb_phy_speed_duplex(struct igcb_hw *hw, u16 *speed, u16 *duplex)
 }
 
 /**
+ * igcb_phy_wait_partner_rx - wait for the partner's 1000BASE-T receiver
+ * @hw: the hardware
+ *
+ * At 1000 Mb/s the link can come up before the link partner's receiver
+ * is ready, and the first frames sent are then lost: wait, as upstream
+ * does, for the 1000BASE-T status "remote receiver OK", up to 2 s in
+ * 100 ms steps.  Process context (the watchdog).
+ *
+ * Return: 0, -ETIMEDOUT, or a negative errno from the PHY.
+ */
+int igcb_phy_wait_partner_rx(struct igcb_hw *hw)
+{
+	unsigned int tries = IGCB_PARTNER_RX_WAIT_MS / 100;
+	u16 stat;
+	int err;
+
+	for (;;) {
+		err = igcb_phy_lock(hw);
+		if (err)
+			return err;
+		err = igcb_phy_rd(hw, MII_STAT1000, &stat);
+		igcb_phy_unlock(hw);
+		if (err)
+			return err;
+		if (stat & LPA_1000REMRXOK)
+			return 0;
+		if (!tries--)
+			return -ETIMEDOUT;
+		msleep(100);
+	}
+}
+
+/**
  * igcb_phy_check_link - read the link state and, when up, settle PAUSE
  * @hw: the hardware
  * @up: set to whether the PHY reports link
