@@ -858,12 +858,22 @@ echo "@@PCP $(awk '$1 == "count:" { n += $2 } END { print n + 0 }' /proc/zoneinf
 def booted(t, r, what="boot"):
     """Boot router R for the block: an error in it is one failed check of
     Tap T (the rest of that boot's checks do not run); the guest always
-    shuts down."""
+    shuts down.  A guest that does not boot is that one failed check too:
+    the block still runs (a context manager must yield), and its first
+    guest command fails without a second check."""
+    failed = False
     try:
-        r.boot()
+        try:
+            r.boot()
+        except Exception as e:
+            failed = True
+            t.check("%s harness: the guest did not boot: %s: %s"
+                    % (what, type(e).__name__, e), False)
         yield r
     except Exception as e:
-        t.check("%s harness: %s: %s" % (what, type(e).__name__, e), False)
+        if not failed:
+            t.check("%s harness: %s: %s" % (what, type(e).__name__, e),
+                    False)
     finally:
         r.shutdown()
 

@@ -4,7 +4,8 @@
 (labvm.Tap.boot): a boot runs once and its checks count; one that died
 of multi-threaded TCG's int3 text-patching fault is named as such (and
 still fails: labvm.DEFAULT_ACCEL cannot hit it), a fault in our modules
-or any other failure is not.
+or any other failure is not; router.booted: a guest that does not boot,
+or a block that raises, is one failed check, never a traceback.
 
 Host only, no guest: prints TAP.  Exit 0 when every case passed.
 """
@@ -19,6 +20,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import labvm  # noqa: E402
+import router  # noqa: E402
 
 INT3_CORE = """[  41.1] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
 [  41.1] CPU: 1 PID: 0 Comm: swapper/1 Not tainted 6.12.117+deb12-amd64
@@ -63,6 +65,47 @@ def run(consoles):
     return res
 
 
+class FakeRouter:
+    """router.Router's boot/shutdown/g, booting or not."""
+
+    def __init__(self, boots):
+        self.boots, self.gsh, self.shut = boots, None, False
+
+    def boot(self):
+        if not self.boots:
+            raise RuntimeError("QEMU exited at once")
+        self.gsh = True
+
+    def g(self, script):
+        if not self.gsh:
+            raise AttributeError("no guest shell")
+
+    def shutdown(self):
+        self.shut = True
+
+
+def run_booted(boots, body_fails):
+    """router.booted over a FakeRouter: (checks, failed, shut down, TAP
+    text), or an exception that escaped as the TAP text."""
+    saved = (labvm.Tap.n, labvm.Tap.failed)
+    labvm.Tap.n = labvm.Tap.failed = 0
+    t = labvm.Tap("fake")
+    r = FakeRouter(boots)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            with router.booted(t, r, "fake"):
+                r.g("true")
+                t.check("body", True)
+                if body_fails:
+                    raise RuntimeError("the block failed")
+        res = (t.mine, t.my_failed, r.shut, out.getvalue())
+    except Exception as e:
+        res = (-1, -1, r.shut, "%s: %s" % (type(e).__name__, e))
+    labvm.Tap.n, labvm.Tap.failed = saved
+    return res
+
+
 def main():
     named = "multi-threaded TCG's fault"
     cases = [
@@ -87,7 +130,24 @@ def main():
         print("%s %d labvm: %s" % ("ok" if good else "not ok", i, name))
         if not good:
             print("#   runs %d, checks %d, failed %d; TAP: %r" % r)
-    print("1..%d" % len(cases))
+    booted = [
+        ("router.booted: a guest that does not boot is one failed check, "
+         "the guest is shut down, nothing escapes", (False, False),
+         lambda r: r[:3] == (1, 1, True) and "did not boot" in r[3]),
+        ("router.booted: a block that raises is one failed check after "
+         "its passed ones", (True, True),
+         lambda r: r[:3] == (2, 1, True) and "the block failed" in r[3]),
+        ("router.booted: a clean block counts its checks, none failed",
+         (True, False), lambda r: r[:3] == (1, 0, True)),
+    ]
+    for i, (name, args, ok) in enumerate(booted, len(cases) + 1):
+        r = run_booted(*args)
+        good = ok(r)
+        failed += not good
+        print("%s %d labvm: %s" % ("ok" if good else "not ok", i, name))
+        if not good:
+            print("#   checks %d, failed %d, shut down %s; TAP: %r" % r)
+    print("1..%d" % (len(cases) + len(booted)))
     return 1 if failed else 0
 
 
