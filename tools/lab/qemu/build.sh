@@ -59,6 +59,7 @@ hash=$({
 } | sha256sum | cut -c1-16)
 entry=$QDIR/$hash
 if [ -x "$entry/qemu-system-x86_64" ] && [ -e "$entry/libinsn.so" ]; then
+	touch "$entry" 2>/dev/null || true	# in use: not pruned below
 	echo "$entry/qemu-system-x86_64"
 	exit 0
 fi
@@ -229,9 +230,13 @@ chmod 755 "$tmp"
 rm -rf "$entry"
 mv "$tmp" "$entry"
 
-# Keep the five newest entries; older ones are stale model versions.
+# Keep the five newest entries and any used in the last day (another
+# tree's run, e.g. make check-debug in a clone, may still be starting
+# guests from it; every cache hit touches its entry); older ones are
+# stale model versions.
 ls -1dt "$QDIR"/[0-9a-f]*/ 2>/dev/null | tail -n +6 | while read -r old; do
-	[ -e "$old/hash" ] && rm -rf "$old"
+	[ -e "$old/hash" ] && [ -n "$(find "$old" -maxdepth 0 -mmin +1440)" ] &&
+		rm -rf "$old"
 done
 
 echo "$entry/qemu-system-x86_64"
