@@ -367,6 +367,9 @@ static void dbb_igc_mac_reset(DbbIgcState *s)
                     (s->nvm_flash ? IGC_EECD_FLASH_DETECTED |
                                     IGC_EECD_FLUDONE : 0));
     dbb_igc_set_reg(s, IGC_R_VET, ETH_P_VLAN);
+    if (s->mng_rcv_tco) {
+        dbb_igc_set_reg(s, IGC_R_MANC, IGC_MANC_RCV_TCO_EN);
+    }
     dbb_igc_set_reg(s, IGC_R_PHPM, dbb_igc_phpm_write(s, 0));
     dbb_igc_set_reg(s, IGC_R_RXPBS, 0xA2);
     dbb_igc_set_reg(s, IGC_R_TXPBS, 0x04000014);
@@ -967,6 +970,7 @@ static Property dbb_igc_properties[] = {
     DEFINE_PROP_BOOL("nvm-flash", DbbIgcState, nvm_flash, false),
     DEFINE_PROP_BOOL("msix", DbbIgcState, use_msix, true),
     DEFINE_PROP_BOOL("strict", DbbIgcState, strict, true),
+    DEFINE_PROP_BOOL("mng-rcv-tco", DbbIgcState, mng_rcv_tco, false),
     DEFINE_PROP_UINT32("mmio-trace-max", DbbIgcState, trace.max,
                        DBB_IGC_TRACE_DEFAULT),
     DEFINE_PROP_END_OF_LIST(),

@@ -118,6 +118,7 @@ struct DbbIgcState {
     bool nvm_flash;             /* EECD.FLASH_DETECTED: NVM checksummed */
     bool use_msix;              /* offer MSI-X (off: MSI/INTx only) */
     bool strict;                /* silicon's waits and semaphores (timing) */
+    bool mng_rcv_tco;           /* firmware receives (MANC.RCV_TCO_EN) */
 
     uint32_t regs[DBB_IGC_REG_SPACE / 4];
     uint16_t phy[32];

@@ -158,6 +158,9 @@
 /* PHPM */
 #define IGC_PHPM_RST_COMPL      BIT(8)
 
+/* MANC: firmware receives manageability traffic through the port */
+#define IGC_MANC_RCV_TCO_EN     BIT(17)
+
 /* SWSM / SW_FW_SYNC */
 #define IGC_SWSM_SMBI           BIT(0)
 #define IGC_SWSM_SWESMBI        BIT(1)

@@ -32,6 +32,12 @@ same phases on port A while dbb-igc records every BAR0 access
   close     ip link set A down
   remove    rmmod
 
+Then a second boot, "mng", with port A's firmware receiving manageability
+traffic (dbb-igc mng-rcv-tco=on: MANC.RCV_TCO_EN), through the phases
+that enable receive (probe, open, ring, close, remove): there upstream
+flushes the receive FIFO after every receive enable, and so must
+igc_batch (no PHY check there; not with --mutant).
+
 After probe, close and remove the PHY must be powered down (dbb-igc's
 phy-power-down: BMCR.PDOWN, the far end sees no link), after open and
 suspend powered up: upstream igc does so on 6.12 (igc_reset when the
@@ -296,10 +302,12 @@ def dump(r):
                      property="mmio-trace-dump")
 
 
-def run_driver(t, r, drv):
-    """The phases for DRV: {phase: dump}; a failed phase ends the run."""
+def run_driver(t, r, drv, phases, tag=""):
+    """PHASES for DRV: {phase: dump}; a failed phase ends the run.  TAG
+    prefixes the check names (the mng boot), and there the PHY's power
+    is not checked."""
     dumps = {}
-    for phase, script, *host in PHASES:
+    for phase, script, *host in phases:
         if phase in ("-txprep", "txreset", "-txdone") and \
                 t.kver.startswith("6.1."):
             if phase == "txreset":
@@ -310,7 +318,8 @@ def run_driver(t, r, drv):
         if phase.startswith("-"):
             rc, out = r.g("A=$(ifof %s)\n%s" % (A_MAC, script),
                           check=False)
-            t.check("%s: %s (not traced)" % (drv, phase[1:]), rc == 0, out)
+            t.check("%s%s: %s (not traced)" % (tag, drv, phase[1:]), rc == 0,
+                    out)
             continue
         # host: "dma-pause", the device stalled for the phase
         trace(r, True)
@@ -321,7 +330,7 @@ def run_driver(t, r, drv):
         if host:
             r.qom_set("nicA", host[0], False)
         trace(r, False)
-        if phase in PHY_AFTER:
+        if phase in PHY_AFTER and not tag:
             want = PHY_AFTER[phase]
             got = r.qmp.cmd("qom-get", path="/machine/peripheral/nicA",
                             property="phy-power-down")
@@ -340,8 +349,8 @@ def run_driver(t, r, drv):
         dumps[phase] = d
         nw = sum(1 for a in d["accesses"] if a[1])
         ok = rc == 0 and not d["truncated"] and d["accesses"]
-        t.check("%s: %s: ran, traced (%d accesses, %d writes)%s"
-                % (drv, phase, len(d["accesses"]), nw,
+        t.check("%s%s: %s: ran, traced (%d accesses, %d writes)%s"
+                % (tag, drv, phase, len(d["accesses"]), nw,
                    ", TRUNCATED" if d["truncated"] else ""),
                 ok, "rc %d\n%s" % (rc, out) if not ok else "")
         if rc != 0:
@@ -370,24 +379,35 @@ def build_modules(a, short):
                                MUTANT if a.mutant else None)
 
 
-def checks(t, short, a, qemu):
-    out = labvm.run_dir(a.keep, short, "dbb-parity.")
-    mods = build_modules(a, short)
+# The mng boot: port A's firmware receives manageability traffic
+# (dbb-igc mng-rcv-tco=on, MANC.RCV_TCO_EN), where upstream flushes the
+# receive FIFO after every receive enable (igc_rx_fifo_flush_base).  Only
+# the phases that enable receive; no PHY check (with manageability
+# igc_batch keeps the PHY on, upstream's check never sees it: its
+# asf_firmware_present is never set).
+MNG_PHASES = ("probe", "-prep", "open", "ring", "close", "remove")
+
+
+def one_boot(t, short, a, qemu, mods, entries, used, out, mng):
+    """One boot in run directory OUT: both drivers through the phases,
+    compared; MNG: the mng boot."""
+    os.makedirs(out, exist_ok=True)
+    nic = "dbb-igc,mmio-trace-max=%d%s" % (TRACE_MAX,
+                                           ",mng-rcv-tco=on" if mng else "")
     args = ["--kernel", short, "--driver", "igc", "--driver", "igc_batch",
             "--qemu", qemu, "--smp", str(a.smp), "--out", out,
-            "--modules", mods,
-            "--nic-a", "dbb-igc,mmio-trace-max=%d" % TRACE_MAX]
+            "--modules", mods, "--nic-a", nic]
     ra = router.parse_args(args)
     kos = router.our_modules(ra, ra.configs)
     r = router.Router(ra, ra.configs, kos)
-    entries = load_allow(a.allow)
-    used = set()
-    with router.booted(t, r, "parity"):
+    phases = [p for p in PHASES if not mng or p[0] in MNG_PHASES]
+    tag = "mng: " if mng else ""
+    with router.booted(t, r, tag + "parity"):
         names = register_names()
         runs = {}
         for drv in DRIVERS:
-            runs[drv] = run_driver(t, r, drv)
-        for phase, *_ in PHASES:
+            runs[drv] = run_driver(t, r, drv, phases, tag)
+        for phase, *_ in phases:
             if phase.startswith("-") or not all(phase in runs[d] for d in DRIVERS):
                 continue
             diffs = compare(*(normalize(runs[d][phase]["accesses"], names)
@@ -401,14 +421,25 @@ def checks(t, short, a, qemu):
                     known.append(line + "  [allowed: %s]" % e[2])
                 else:
                     new.append(line)
-            t.check("%s: igc_batch's writes == upstream igc's, register by "
-                    "register (DMA/MAC/doorbells masked), but for the "
-                    "allow-list" % phase, not new,
+            t.check("%s%s: igc_batch's writes == upstream igc's, register "
+                    "by register (DMA/MAC/doorbells masked), but for the "
+                    "allow-list" % (tag, phase), not new,
                     "\n".join(["NEW: " + x for x in new] + known))
         left = log_problems(r)
-        t.check("kernel log clean but for the TX timeouts and resets the "
-                "txreset phase makes, no guest programming error",
+        t.check("%skernel log clean but for the TX timeouts and resets the "
+                "txreset phase makes, no guest programming error" % tag,
                 not left, "; ".join(left[:8]))
+
+
+def checks(t, short, a, qemu):
+    mods = build_modules(a, short)
+    entries = load_allow(a.allow)
+    used = set()
+    out = labvm.run_dir(a.keep, short, "dbb-parity.")
+    one_boot(t, short, a, qemu, mods, entries, used, out, False)
+    if not a.mutant:
+        one_boot(t, short, a, qemu, mods, entries, used,
+                 os.path.join(out, "mng"), True)
     stale = [e for e in entries if e not in used]
     if stale:
         print("# allow-list entries no difference matched (stale?): %s"

@@ -497,6 +497,7 @@ void igcb_rx_ring_fill(struct igcb_rx_ring *ring);
 void igcb_rx_ring_drain(struct igcb_rx_ring *ring);
 int igcb_rx_clean(struct igcb_q_vector *qv, int budget);
 void igcb_rx_setup_rctl(struct igcb_adapter *a);
+void igcb_rx_fifo_flush(struct igcb_adapter *a);
 void igcb_rss_setup(struct igcb_adapter *a);
 void igcb_rss_write_reta(struct igcb_adapter *a);
 void igcb_rss_default_reta(struct igcb_adapter *a);

@@ -365,6 +365,7 @@ static void igcb_configure(struct igcb_adapter *a)
 	 * written through RDBAL 0.
 	 */
 	igcb_rx_setup_rctl(a);
+	igcb_rx_fifo_flush(a);
 }
 
 static void igcb_up(struct igcb_adapter *a)

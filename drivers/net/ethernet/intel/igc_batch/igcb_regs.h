@@ -213,6 +213,7 @@
 #define IGCB_RLPML		0x05004
 #define IGCB_RFCTL		0x05008
 #define IGCB_RFCTL_IPV6_EX_DIS	BIT(16)
+#define IGCB_RFCTL_LEF		BIT(18)
 #define IGCB_MTA(i)		(0x05200 + 4 * (i))
 #define IGCB_MTA_REGS		128
 #define IGCB_RAL(i)		(0x05400 + 8 * (i))

@@ -468,6 +468,65 @@ void igcb_rx_setup_rctl(struct igcb_adapter *a)
 	igcb_wr32(hw, IGCB_RCTL, rctl);
 }
 
+/**
+ * igcb_rx_fifo_flush - drop what the receive FIFO held when receive began
+ * @a: the port, its receive just enabled
+ *
+ * While firmware receives manageability traffic through the port
+ * (MANC.RCV_TCO_EN, I225/I226-LM with AMT), the FIFOs can start with bad
+ * data once receive is enabled (upstream igc's igc_rx_fifo_flush_base).
+ * Park the queues, receive for 2 ms with every frame rejected (no length
+ * allowed, long frames on, bad frames off), put everything back, and
+ * clear the error counts the rejected frames made.  Nothing to do
+ * without manageability.
+ */
+void igcb_rx_fifo_flush(struct igcb_adapter *a)
+{
+	u32 rxdctl[IGCB_MAX_QUEUES], rctl, reject, rlpml, rfctl, enabled;
+	struct igcb_hw *hw = &a->hw;
+	unsigned int q, ms;
+
+	if (!(igcb_rd32(hw, IGCB_MANC) & IGCB_MANC_RCV_TCO_EN))
+		return;
+
+	for (q = 0; q < IGCB_MAX_QUEUES; q++) {
+		rxdctl[q] = igcb_rd32(hw, IGCB_RXDCTL(q));
+		igcb_wr32(hw, IGCB_RXDCTL(q), rxdctl[q] & ~IGCB_XDCTL_ENABLE);
+	}
+	for (ms = 0; ms < 10; ms++) {
+		usleep_range(1000, 2000);
+		enabled = 0;
+		for (q = 0; q < IGCB_MAX_QUEUES; q++)
+			enabled |= igcb_rd32(hw, IGCB_RXDCTL(q));
+		if (!(enabled & IGCB_XDCTL_ENABLE))
+			break;
+	}
+	if (ms == 10)
+		netdev_dbg(a->netdev, "RX queues still enabled after 10 ms (FIFO flush)\n");
+
+	rfctl = igcb_rd32(hw, IGCB_RFCTL);
+	igcb_wr32(hw, IGCB_RFCTL, rfctl & ~IGCB_RFCTL_LEF);
+	rlpml = igcb_rd32(hw, IGCB_RLPML);
+	igcb_wr32(hw, IGCB_RLPML, 0);
+	rctl = igcb_rd32(hw, IGCB_RCTL);
+	reject = (rctl & ~(IGCB_RCTL_EN | IGCB_RCTL_SBP)) | IGCB_RCTL_LPE;
+	igcb_wr32(hw, IGCB_RCTL, reject);
+	igcb_wr32(hw, IGCB_RCTL, reject | IGCB_RCTL_EN);
+	igcb_wrflush(hw);
+	usleep_range(2000, 3000);
+
+	for (q = 0; q < IGCB_MAX_QUEUES; q++)
+		igcb_wr32(hw, IGCB_RXDCTL(q), rxdctl[q]);
+	igcb_wr32(hw, IGCB_RCTL, rctl);
+	igcb_wrflush(hw);
+	igcb_wr32(hw, IGCB_RLPML, rlpml);
+	igcb_wr32(hw, IGCB_RFCTL, rfctl);
+	/* The rejected frames are not the port's errors: read to clear. */
+	igcb_rd32(hw, IGCB_ROC);
+	igcb_rd32(hw, IGCB_RNBC);
+	igcb_rd32(hw, IGCB_MPC);
+}
+
 void igcb_rss_default_reta(struct igcb_adapter *a)
 {
 	unsigned int i;
