@@ -942,7 +942,11 @@ static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = igcb_hw_init_nvm(hw);
 	if (err)
 		goto err_hw;
-	igcb_hw_read_perm_addr(hw);
+	/* The platform's address first (device tree: boards whose soldered
+	 * I225/I226 has a blank NVM), as upstream; else the NVM's.
+	 */
+	if (eth_platform_get_mac_address(&pdev->dev, hw->perm_addr))
+		igcb_hw_read_perm_addr(hw);
 	if (is_valid_ether_addr(hw->perm_addr)) {
 		eth_hw_addr_set(netdev, hw->perm_addr);
 	} else {
