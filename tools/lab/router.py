@@ -31,7 +31,10 @@ instructions per forwarded frame.  A table on stdout (or JSON lines with
 and its QEMU properties; the ground truth of either model is read under
 one set of names (TRUTH_ALIASES: "tdt" the TX doorbell, "rdt" the RX
 doorbell or credit).  A driver "igc+octeon_ep" loads both modules (the
-parameters go to the first).
+parameters go to the first).  --root-port A|B puts that port behind a
+PCIe root port (slot 6 for A, 7 for B; the port itself then on bus 1):
+hot-pluggable (QMP device_del) and reachable by AER (HMP
+pcie_aer_inject_error nicA|nicB, Router.hmp()).
 
 Python 3 stdlib.  Needs root only for --rmem (raising
 net.core.rmem_default while QEMU creates its sockets).
@@ -308,9 +311,10 @@ class Router:
             "remote.port=%d" % (pa_in, pa_out),
             "-netdev", "dgram,id=pb,local.type=inet,local.host=127.0.0.1,"
             "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
-            "remote.port=%d" % (pb_in, pb_out),
-            "-device", self.device_arg(a.nic_a, "nicA", "pa", 4, MAC_A),
-            "-device", self.device_arg(a.nic_b, "nicB", "pb", 5, MAC_B),
+            "remote.port=%d" % (pb_in, pb_out)]
+        cmd += self.port_args(a.nic_a, "A", "pa", 4, MAC_A)
+        cmd += self.port_args(a.nic_b, "B", "pb", 5, MAC_B)
+        cmd += [
             "-d", "guest_errors,plugin" if a.insn else "guest_errors",
             "-D", os.path.join(self.work, "qemu.log")]
         if a.insn:
@@ -364,6 +368,24 @@ class Router:
         model, _, props = nic.partition(",")
         return "%s,id=%s,netdev=%s,addr=%d,mac=%s%s" % (
             model, dev_id, netdev, addr, mac, "," + props if props else "")
+
+    def port_args(self, nic, port, netdev, addr, mac):
+        """QEMU arguments of port PORT (A or B): its device in slot ADDR
+        of the root complex, or with --root-port PORT behind a PCIe root
+        port (rpA/rpB) in that slot: hot-pluggable, reachable by AER
+        (HMP pcie_aer_inject_error nicA|nicB ...)."""
+        dev = self.device_arg(nic, "nic" + port, netdev, addr, mac)
+        if port not in (self.a.root_port or ()):
+            return ["-device", dev]
+        rp = "rp" + port
+        return ["-device", "pcie-root-port,id=%s,chassis=%d,slot=%d,"
+                "bus=pcie.0,addr=%d" % (rp, addr, addr, addr + 2),
+                "-device", re.sub(r",addr=\d+", "", dev) + ",bus=" + rp]
+
+    def hmp(self, line):
+        """One HMP command through QMP; its output."""
+        return self.qmp.cmd("human-monitor-command",
+                            **{"command-line": line})
 
     def restore_rmem(self):
         if self.rmem_saved is not None:
@@ -1009,6 +1031,9 @@ def parse_args(argv=None):
                     "(default dbb-igc; e.g. dbb-octep,wmark=0x100)")
     ap.add_argument("--nic-b", default="dbb-igc", metavar="MODEL[,PROPS]",
                     help="port B's, as --nic-a")
+    ap.add_argument("--root-port", action="append", choices=("A", "B"),
+                    help="put this port behind a PCIe root port "
+                    "(hot-plug, AER); repeatable")
     ap.add_argument("--boot-timeout", type=int, default=180)
     ap.add_argument("--out", help="run directory (default build/router/"
                     "<kernel>-<time>)")

@@ -86,37 +86,13 @@ REGS_QUEUE = ["RDBAL", "RDBAH", "RDLEN", "SRRCTL", "RDH", "RDT", "RXDCTL",
               "TDBAL", "TDBAH", "TDLEN", "TDH", "TDT", "TXDCTL"]
 REGS_N = len(REGS_GLOBAL) + 4 * len(REGS_QUEUE) + 5
 
-# Port B behind a root port: hot-pluggable and reachable by AER.
-ROOT_PORT = "pcie-root-port,id=rpB,chassis=1,slot=1,bus=pcie.0,addr=6"
-
-
-class _Cmd(list):
-    """QEMU command line that puts nicB behind ROOT_PORT as Router.boot()
-    appends its devices (router.py is not ours to change)."""
-
-    def __iadd__(self, more):
-        out = []
-        for x in more:
-            if isinstance(x, str) and x.startswith("dbb-igc,id=nicB,"):
-                out[-1:] = ["-device", ROOT_PORT, "-device"]
-                x = re.sub(r",addr=[^,]*", "", x) + ",bus=rpB"
-            out.append(x)
-        return list.__iadd__(self, out)
+# Port B sits behind a PCIe root port (router.py --root-port B), in slot
+# 7 of the root complex: hot-pluggable and reachable by AER.
+ROOT_PORT_BDF = "0000:00:07.0"
 
 
 class ExtrasRouter(router.Router):
     KMODS = router.Router.KMODS + ("pktgen",)
-
-    def boot(self):
-        orig = labvm.qemu_cmd
-        labvm.qemu_cmd = lambda *a, **k: _Cmd(orig(*a, **k))
-        try:
-            super().boot()
-        finally:
-            labvm.qemu_cmd = orig
-
-    def hmp(self, line):
-        return self.qmp.cmd("human-monitor-command", **{"command-line": line})
 
     def regs(self, dev):
         """ethtool -d DEV as a list of 32-bit words."""
@@ -483,10 +459,10 @@ i=0; while [ $i -lt 100 ]; do
 dmesg | grep -iE 'aer|igc_batch.*(PCI error|recovered)|pcieport|BUG|Oops' | tail -n 12
 echo "@@REC $(dmesg | grep -c 'recovered from a PCI error' || true)"
 echo "@@AERMSG $(dmesg | grep -cE 'AER: .*(error|Error)' || true)"
-ep=/sys/bus/pci/devices/0000:01:00.0/config rp=/sys/bus/pci/devices/0000:00:06.0/config
+ep=/sys/bus/pci/devices/0000:01:00.0/config rp=/sys/bus/pci/devices/%s/config
 echo "endpoint DEVCTL $(od -An -tx2 -j$((0xa8)) -N2 $ep) UNCOR_STATUS $(od -An -tx4 -j$((0x104)) -N4 $ep)"
 echo "root port BRCTL $(od -An -tx2 -j62 -N2 $rp) ROOT_STATUS $(od -An -tx4 -j$((0x100 + 0x30)) -N4 $rp)"
-""" % int(d0.split()[-1]), timeout=60, check=False)
+""" % (int(d0.split()[-1]), ROOT_PORT_BDF), timeout=60, check=False)
     m = re.search(r"@@REC (\d+)", o)
     rec = int(m.group(1)) - int(d0.split()[-1]) if m else 0
     m = re.search(r"@@AERMSG (\d+)", o)
@@ -540,7 +516,7 @@ def checks(t, short, a, qemu):
             str(a.rmem), "--flows", str(router.TEST_FLOWS),
             "--gen-args", router.TEST_GEN_ARGS,
             "--qemu", qemu, "--smp", str(a.smp), "--queues", str(QUEUES),
-            "--rings", str(RINGS), "--out", out]
+            "--rings", str(RINGS), "--out", out, "--root-port", "B"]
     mods = labvm.modules_for(a, short)
     if mods:
         args += ["--modules", mods]
@@ -772,8 +748,7 @@ carrier $A 1 30 && carrier $B 1 30 || echo "@@NOCARRIER"
             # its Bridge Control SERR# Enable set (as the PCIe spec has
             # it); Linux leaves that bit to firmware, SeaBIOS leaves it
             # clear: set it, as a BIOS would.
-            r.g("""
-cfg=/sys/bus/pci/devices/0000:00:06.0/config
+            r.g("cfg=/sys/bus/pci/devices/%s/config\n" % ROOT_PORT_BDF + """
 v=$(od -An -tu1 -j62 -N1 $cfg)
 printf "\\\\$(printf %o $((v | 2)))" | dd of=$cfg bs=1 seek=62 count=1 conv=notrunc 2>/dev/null
 echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
