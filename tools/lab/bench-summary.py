@@ -94,14 +94,6 @@ FREEBSD = {(0, 0): ("Original", 0.96, "3"), (1, 0): ("Fix", 2.57, "1"),
            (1, 1): ("Batched", 3.58, "0.063")}
 
 
-def rate(s):
-    m = re.fullmatch(r"([0-9.]+)([kKmM]?)", s.strip())
-    if not m:
-        raise argparse.ArgumentTypeError("bad rate %r" % s)
-    return int(round(float(m.group(1)) *
-                     {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]))
-
-
 def krate(r):
     return ("%gk" % (r / 1e3)) if r >= 1000 else str(r)
 
@@ -311,9 +303,9 @@ def main():
     ap.add_argument("--rst", action="store_true",
                     help="the reStructuredText table only")
     ap.add_argument("--fixed", default="2k,20k",
-                    type=lambda v: [rate(x) for x in v.split(",")],
+                    type=lambda v: [router.rate(x) for x in v.split(",")],
                     help="offered rates of the TDT@R columns (2k,20k)")
-    ap.add_argument("--cpu-at", type=rate, default=20000,
+    ap.add_argument("--cpu-at", type=router.rate, default=20000,
                     help="offered rate of the CPU column (20k)")
     ap.add_argument("--loss", type=float, default=1.0,
                     help="saturation: highest rate with loss <= this %%")

@@ -41,6 +41,8 @@ LAB = os.path.dirname(QDIR)
 sys.path.insert(0, LAB)
 import labvm  # noqa: E402  (tools/lab/labvm.py: shared with router.py)
 from labvm import QMP, log, sections, sh  # noqa: E402
+sys.path.insert(0, HERE)
+from qtestlib import inet_checksum  # noqa: E402  (one checksum helper)
 
 MAC0 = "52:54:00:12:34:56"
 MAC1 = "52:54:00:12:34:57"
@@ -197,15 +199,6 @@ def build_initramfs(kver, out):
         kmods=("igc",))
 
 
-def csum16(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return 0xFFFF - s
-
-
 class FakeHost(threading.Thread):
     """10.0.2.2 on the hub: answers ARP and ICMP echo, sends UDP on demand."""
 
@@ -255,10 +248,10 @@ class FakeHost(threading.Thread):
                     continue
                 ip[12:16], ip[16:20] = f[30:34], f[26:30]
                 ip[10:12] = b"\0\0"
-                ip[10:12] = struct.pack("!H", csum16(bytes(ip)))
+                ip[10:12] = struct.pack("!H", inet_checksum(bytes(ip)))
                 icmp[0] = 0
                 icmp[2:4] = b"\0\0"
-                icmp[2:4] = struct.pack("!H", csum16(bytes(icmp)))
+                icmp[2:4] = struct.pack("!H", inet_checksum(bytes(icmp)))
                 self.send(f[6:12] + HOST_MAC + b"\x08\x00" + bytes(ip) +
                           bytes(icmp))
                 self.echo_replies += 1
@@ -269,11 +262,11 @@ class FakeHost(threading.Thread):
             udp = struct.pack("!HHHH", 40000 + i, 7777, 8 + len(payload), 0)
             pseudo = HOST_IP + GUEST_IP + struct.pack("!BBH", 0, 17,
                                                       8 + len(payload))
-            c = csum16(pseudo + udp + payload) or 0xFFFF
+            c = inet_checksum(pseudo + udp + payload) or 0xFFFF
             udp = udp[:6] + struct.pack("!H", c)
             ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 28 + len(payload), i,
                              0, 64, 17, 0, HOST_IP, GUEST_IP)
-            ip = ip[:10] + struct.pack("!H", csum16(ip)) + ip[12:]
+            ip = ip[:10] + struct.pack("!H", inet_checksum(ip)) + ip[12:]
             self.send(dst_mac + HOST_MAC + b"\x08\x00" + ip + udp + payload)
 
 

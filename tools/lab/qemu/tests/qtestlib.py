@@ -39,6 +39,12 @@ def csum16(data, init=0):
     return s
 
 
+def inet_checksum(data):
+    """The Internet checksum (RFC 1071) of DATA: its folded sum,
+    complemented, as it goes into an IPv4, ICMP, UDP or TCP header."""
+    return 0xFFFF - csum16(data)
+
+
 def pseudo_seed(src, dst, proto, length):
     """The folded, uncomplemented pseudo-header sum Linux leaves (PARTIAL)."""
     return csum16(src + dst + struct.pack("!BBH", 0, proto, length))
