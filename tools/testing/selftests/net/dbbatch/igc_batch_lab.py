@@ -681,13 +681,16 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
                 "tdt_per_ack": d("B", "tdt_writes") / max(1, acks),
                 "gbps": re.findall(r"([\d.]+ [MG]bits/sec).*receiver", o)}
             drv = {"A": e1["A"] - e0["A"], "B": e1["B"] - e0["B"]}
+            # enough to judge: the debug kernel sends about 1,000 segments
+            # in 4 s (2.3 Mb/s measured), Debian's 60 to 100 times more
+            min_segs = 300 if "debug" in t.kver else 1000
             t.check("%s: TCP endpoint (iperf3, 2 streams, 4 s, A sends, B in"
                     " a netns receives): %d segments, %d ACKs, %.3f TX tail"
                     " writes per segment sent, %.3f per ACK sent; ethtool -S"
                     " == model"
                     % (cfg.name(), segs, acks, res[cfg.name()]["tdt_per_seg"],
                        res[cfg.name()]["tdt_per_ack"]),
-                    segs > 1000 and acks > 100 and
+                    segs > min_segs and acks > 100 and
                     drv == {"A": d("A", "tdt_writes"),
                             "B": d("B", "tdt_writes")} and
                     ("db_skip_empty=0" in cfg.params or
