@@ -513,6 +513,16 @@ static void dbb_igc_write_ctrl(DbbIgcState *s, uint32_t val)
     dbb_igc_set_reg(s, IGC_R_CTRL, val);
 }
 
+static void dbb_igc_write_rctl(DbbIgcState *s, uint32_t val)
+{
+    bool was_on = dbb_igc_reg(s, IGC_R_RCTL) & IGC_RCTL_EN;
+
+    dbb_igc_set_reg(s, IGC_R_RCTL, val);
+    if (s->mng_rcv_tco && !was_on && (val & IGC_RCTL_EN)) {
+        dbb_igc_rx_fifo_junk(s);
+    }
+}
+
 static int dbb_igc_queue_of(hwaddr off, hwaddr first)
 {
     if (off < first || off >= first + DBB_IGC_NUM_QUEUES * IGC_Q_STRIDE) {
@@ -638,6 +648,9 @@ static void dbb_igc_write_reg(DbbIgcState *s, hwaddr off, uint32_t val)
         return;
     case IGC_R_SW_FW_SYNC:
         dbb_igc_sw_fw_sync_write(s, val);
+        return;
+    case IGC_R_RCTL:
+        dbb_igc_write_rctl(s, val);
         return;
     case IGC_R_TCTL:
         dbb_igc_set_reg(s, off, val);

@@ -237,6 +237,7 @@ void dbb_igc_tx_process(DbbIgcState *s, int q);
 void dbb_igc_rx_init(DbbIgcState *s);
 void dbb_igc_rx_cleanup(DbbIgcState *s);
 ssize_t dbb_igc_receive(NetClientState *nc, const uint8_t *buf, size_t size);
+void dbb_igc_rx_fifo_junk(DbbIgcState *s);
 bool dbb_igc_can_receive(NetClientState *nc);
 
 #endif

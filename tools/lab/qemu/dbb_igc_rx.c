@@ -387,3 +387,22 @@ ssize_t dbb_igc_receive(NetClientState *nc, const uint8_t *buf, size_t size)
     s->busy = false;
     return size;
 }
+
+/*
+ * mng-rcv-tco: with firmware receiving through the port, the receive FIFO
+ * holds bad data when receive is enabled (the I225/I226 erratum behind
+ * upstream igc's igc_rx_fifo_flush_base).  Model it as one junk frame,
+ * broadcast, received at every RCTL.EN rising edge: a driver that posts
+ * buffers only after its flush (queues disabled, receive briefly on)
+ * never sees it; one that enables receive with buffers posted gets it.
+ */
+void dbb_igc_rx_fifo_junk(DbbIgcState *s)
+{
+    uint8_t junk[ETH_ZLEN];
+
+    memset(junk, 0xEE, sizeof(junk));
+    memset(junk, 0xFF, ETH_ALEN);                   /* broadcast */
+    memset(junk + ETH_ALEN, 0, ETH_ALEN);
+    stw_be_p(junk + 2 * ETH_ALEN, 0x88B5);          /* local experimental */
+    dbb_igc_receive(qemu_get_queue(s->nic), junk, sizeof(junk));
+}

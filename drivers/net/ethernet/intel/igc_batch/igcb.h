@@ -455,7 +455,7 @@ int igcb_phy_power_up(struct igcb_hw *hw);
 void igcb_phy_power_down(struct igcb_hw *hw);
 int igcb_phy_setup_link(struct igcb_hw *hw, bool renegotiate);
 int igcb_phy_check_link(struct igcb_hw *hw, bool *up);
-int igcb_phy_wait_partner_rx(struct igcb_hw *hw);
+int igcb_phy_partner_rx_ready(struct igcb_hw *hw, bool *ready);
 void igcb_phy_speed_duplex(struct igcb_hw *hw, u16 *speed, u16 *duplex);
 u16 igcb_phy_fw_version(struct igcb_hw *hw);
 

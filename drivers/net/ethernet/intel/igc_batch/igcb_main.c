@@ -356,16 +356,18 @@ static void igcb_configure(struct igcb_adapter *a)
 	igcb_rss_setup(a);
 	for (i = 0; i < a->num_queues; i++)
 		igcb_tx_ring_configure(&a->qv[i]->tx);
-	for (i = 0; i < a->num_queues; i++) {
+	for (i = 0; i < a->num_queues; i++)
 		igcb_rx_ring_configure(&a->qv[i]->rx);
-		igcb_rx_ring_fill(&a->qv[i]->rx);
-	}
-	/* Receive goes on last: a reset leaves queue 0 enabled with no
-	 * ring, and a frame arriving before its ring is programmed would be
-	 * written through RDBAL 0.
+	/* Receive goes on once every ring is programmed: a reset leaves
+	 * queue 0 enabled with no ring, and a frame arriving before its ring
+	 * is programmed would be written through RDBAL 0.  The buffers are
+	 * posted after the FIFO flush, so that what the flush drains cannot
+	 * reach memory (as upstream: configure, flush, then allocate).
 	 */
 	igcb_rx_setup_rctl(a);
 	igcb_rx_fifo_flush(a);
+	for (i = 0; i < a->num_queues; i++)
+		igcb_rx_ring_fill(&a->qv[i]->rx);
 }
 
 static void igcb_up(struct igcb_adapter *a)
@@ -772,6 +774,30 @@ static void igcb_tx_hang_check(struct igcb_adapter *a)
 	}
 }
 
+/*
+ * At 1000 Mb/s the link can come up before the partner's receiver is
+ * ready, and the first frames sent are then lost: wait for it, as upstream
+ * does, up to IGCB_PARTNER_RX_WAIT_MS in 100 ms steps, but not past a close
+ * (which waits for this work under RTNL).
+ */
+static void igcb_wait_partner_rx(struct igcb_adapter *a)
+{
+	unsigned int ms;
+	bool ready;
+
+	for (ms = 0; ; ms += 100) {
+		if (igcb_phy_partner_rx_ready(&a->hw, &ready))
+			return;		/* the PHY did not answer: carry on */
+		if (ready || test_bit(IGCB_DOWN, &a->state))
+			return;
+		if (ms >= IGCB_PARTNER_RX_WAIT_MS)
+			break;
+		msleep(100);
+	}
+	netdev_warn(a->netdev, "link partner's 1000BASE-T receiver not ready after %u ms: carrier on anyway, the first frames may be lost\n",
+		    IGCB_PARTNER_RX_WAIT_MS);
+}
+
 static void igcb_watchdog_task(struct work_struct *work)
 {
 	struct igcb_adapter *a = container_of(work, struct igcb_adapter,
@@ -801,10 +827,8 @@ static void igcb_watchdog_task(struct work_struct *work)
 			    a->link_speed,
 			    a->link_duplex == DUPLEX_FULL ? "Full" : "Half",
 			    igcb_fc_name(hw->fc_current));
-		if (a->link_speed == SPEED_1000 &&
-		    igcb_phy_wait_partner_rx(hw) == -ETIMEDOUT)
-			netdev_warn(netdev, "link partner's 1000BASE-T receiver not ready after %u ms: carrier on anyway, the first frames may be lost\n",
-				    IGCB_PARTNER_RX_WAIT_MS);
+		if (a->link_speed == SPEED_1000)
+			igcb_wait_partner_rx(a);
 		if (test_bit(IGCB_DOWN, &a->state))
 			return;
 		netif_carrier_on(netdev);

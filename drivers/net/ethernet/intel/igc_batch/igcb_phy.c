@@ -342,36 +342,25 @@ void igcb_phy_speed_duplex(struct igcb_hw *hw, u16 *speed, u16 *duplex)
 }
 
 /**
- * igcb_phy_wait_partner_rx - wait for the partner's 1000BASE-T receiver
+ * igcb_phy_partner_rx_ready - is the partner's 1000BASE-T receiver ready?
  * @hw: the hardware
+ * @ready: set from the 1000BASE-T status "remote receiver OK"
  *
- * At 1000 Mb/s the link can come up before the link partner's receiver
- * is ready, and the first frames sent are then lost: wait, as upstream
- * does, for the 1000BASE-T status "remote receiver OK", up to 2 s in
- * 100 ms steps.  Process context (the watchdog).
- *
- * Return: 0, -ETIMEDOUT, or a negative errno from the PHY.
+ * Return: 0 or a negative errno (the PHY did not answer).
  */
-int igcb_phy_wait_partner_rx(struct igcb_hw *hw)
+int igcb_phy_partner_rx_ready(struct igcb_hw *hw, bool *ready)
 {
-	unsigned int tries = IGCB_PARTNER_RX_WAIT_MS / 100;
 	u16 stat;
 	int err;
 
-	for (;;) {
-		err = igcb_phy_lock(hw);
-		if (err)
-			return err;
-		err = igcb_phy_rd(hw, MII_STAT1000, &stat);
-		igcb_phy_unlock(hw);
-		if (err)
-			return err;
-		if (stat & LPA_1000REMRXOK)
-			return 0;
-		if (!tries--)
-			return -ETIMEDOUT;
-		msleep(100);
-	}
+	err = igcb_phy_lock(hw);
+	if (err)
+		return err;
+	err = igcb_phy_rd(hw, MII_STAT1000, &stat);
+	igcb_phy_unlock(hw);
+	if (!err)
+		*ready = stat & LPA_1000REMRXOK;
+	return err;
 }
 
 /**

@@ -521,10 +521,14 @@ void igcb_rx_fifo_flush(struct igcb_adapter *a)
 	igcb_wrflush(hw);
 	igcb_wr32(hw, IGCB_RLPML, rlpml);
 	igcb_wr32(hw, IGCB_RFCTL, rfctl);
-	/* The rejected frames are not the port's errors: read to clear. */
+	/* The rejected frames are not the port's errors: read to clear,
+	 * under the lock the statistics fold takes (they clear on read).
+	 */
+	spin_lock(&a->stats_lock);
 	igcb_rd32(hw, IGCB_ROC);
 	igcb_rd32(hw, IGCB_RNBC);
 	igcb_rd32(hw, IGCB_MPC);
+	spin_unlock(&a->stats_lock);
 }
 
 void igcb_rss_default_reta(struct igcb_adapter *a)
