@@ -390,9 +390,7 @@ static void dbb_igc_qdev_reset(DeviceState *dev)
 {
     DbbIgcState *s = DBB_IGC(dev);
 
-    s->phy_in_reset = false;
-    s->phy_rst_end = INT64_MAX;
-    s->partner_rx_ok = 0;               /* powered on with the link up */
+    dbb_igc_timing_power_on(s);
     dbb_igc_mac_reset(s);
     dbb_igc_phy_reset(s);
     s->link_up = !qemu_get_queue(s->nic)->link_down;

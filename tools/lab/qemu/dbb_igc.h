@@ -140,14 +140,12 @@ struct DbbIgcState {
      * at a virtual time (INT64_MAX: not pending), checked at every BAR0
      * access, so the guest sees it end as soon as the time has passed.
      */
-    bool autoread_busy;         /* reset: NVM auto-read, EECD.AUTO_RD clear */
-    bool phy_in_reset;          /* CTRL.PHY_RST: until PHPM.RST_COMPL */
-    bool mdic_busy;             /* an MDIC access in flight (READY clear) */
+    int64_t autoread_end;       /* reset: NVM auto-read, EECD.AUTO_RD clear */
+    bool phy_in_reset;          /* CTRL.PHY_RST: until PHPM.RST_COMPL ... */
+    int64_t phy_rst_end;        /* ... which comes then, once it is clear */
+    int64_t mdic_end;           /* an MDIC access in flight (READY clear) */
     uint32_t mdic_req;          /* ... the one that was written */
-    int64_t autoread_end;
-    int64_t phy_rst_end;
-    int64_t mdic_end;
-    int64_t partner_rx_ok;      /* link up at 1000: partner's receiver ok */
+    int64_t partner_rx_ok;      /* 1000BASE-T partner ready at (0: is) */
     QEMUTimer *swsm_timer;      /* SWSM held too long: a driver forgot it */
 
     QEMUTimer *eitr_timer[DBB_IGC_MSIX_VECTORS];
@@ -199,6 +197,7 @@ void dbb_igc_set_mac_regs(DbbIgcState *s);
 /* dbb_igc_timing.c */
 void dbb_igc_timing_init(DbbIgcState *s);
 void dbb_igc_timing_exit(DbbIgcState *s);
+void dbb_igc_timing_power_on(DbbIgcState *s);
 void dbb_igc_timing_reset(DbbIgcState *s);
 void dbb_igc_timing_poll(DbbIgcState *s);
 bool dbb_igc_write_lost(DbbIgcState *s, hwaddr off, uint32_t val);

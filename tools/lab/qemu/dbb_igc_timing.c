@@ -56,11 +56,18 @@ static int64_t dbb_igc_now(void)
 
 static void dbb_igc_autoread_done(DbbIgcState *s)
 {
-    s->autoread_busy = false;
     s->autoread_end = INT64_MAX;
     dbb_igc_set_reg(s, IGC_R_EECD, dbb_igc_reg(s, IGC_R_EECD) |
                     IGC_EECD_AUTO_RD);
     dbb_igc_set_mac_regs(s);
+}
+
+/* Power-on and PCI resets: no PHY reset held, the link (if up) is old. */
+void dbb_igc_timing_power_on(DbbIgcState *s)
+{
+    s->phy_in_reset = false;
+    s->phy_rst_end = INT64_MAX;
+    s->partner_rx_ok = 0;
 }
 
 /*
@@ -70,20 +77,18 @@ static void dbb_igc_autoread_done(DbbIgcState *s)
 void dbb_igc_timing_reset(DbbIgcState *s)
 {
     timer_del(s->swsm_timer);
-    s->mdic_busy = false;
     s->mdic_end = INT64_MAX;
     if (!s->strict) {
         dbb_igc_autoread_done(s);
         return;
     }
-    s->autoread_busy = true;
     s->autoread_end = dbb_igc_now() + DBB_IGC_AUTORD_NS;
 }
 
 /* A register write while the NVM is being read: lost, as on the part. */
 bool dbb_igc_write_lost(DbbIgcState *s, hwaddr off, uint32_t val)
 {
-    if (!s->autoread_busy || off == IGC_R_CTRL) {
+    if (s->autoread_end == INT64_MAX || off == IGC_R_CTRL) {
         return false;
     }
     dbb_igc_guest_error(s, "register 0x%05" HWADDR_PRIx " written (0x%08x) "
@@ -135,7 +140,6 @@ uint32_t dbb_igc_phpm_write(DbbIgcState *s, uint32_t val)
 
 static void dbb_igc_mdic_done(DbbIgcState *s)
 {
-    s->mdic_busy = false;
     s->mdic_end = INT64_MAX;
     if (s->phy_in_reset) {
         dbb_igc_guest_error(s, "MDIC access 0x%08x while the PHY is in "
@@ -155,13 +159,12 @@ void dbb_igc_mdic_start(DbbIgcState *s, uint32_t val)
         dbb_igc_mdic_do(s, val);
         return;
     }
-    if (s->mdic_busy) {
+    if (s->mdic_end != INT64_MAX) {
         dbb_igc_guest_error(s, "MDIC written (0x%08x) while the access "
                             "0x%08x is in flight: ignored; poll MDIC.READY "
                             "first", val, s->mdic_req);
         return;
     }
-    s->mdic_busy = true;
     s->mdic_req = val & ~(IGC_MDIC_READY | IGC_MDIC_ERROR);
     dbb_igc_set_reg(s, IGC_R_MDIC, s->mdic_req);
     s->mdic_end = dbb_igc_now() + DBB_IGC_MDIC_NS;
@@ -172,7 +175,8 @@ void dbb_igc_timing_poll(DbbIgcState *s)
 {
     int64_t now;
 
-    if (!s->autoread_busy && !s->phy_in_reset && !s->mdic_busy) {
+    if (s->autoread_end == INT64_MAX && s->phy_rst_end == INT64_MAX &&
+        s->mdic_end == INT64_MAX) {
         return;
     }
     now = dbb_igc_now();
@@ -204,9 +208,13 @@ void dbb_igc_link_up_timing(DbbIgcState *s)
     }
 }
 
+/* Asked per transmitted frame: the clock is read only while waiting. */
 bool dbb_igc_partner_rx_ok(DbbIgcState *s)
 {
-    return !s->partner_rx_ok || dbb_igc_now() >= s->partner_rx_ok;
+    if (s->partner_rx_ok && dbb_igc_now() >= s->partner_rx_ok) {
+        s->partner_rx_ok = 0;
+    }
+    return !s->partner_rx_ok;
 }
 
 /* ---- the SWSM semaphore ------------------------------------------------ */

@@ -86,9 +86,9 @@ REGS_QUEUE = ["RDBAL", "RDBAH", "RDLEN", "SRRCTL", "RDH", "RDT", "RXDCTL",
               "TDBAL", "TDBAH", "TDLEN", "TDH", "TDT", "TXDCTL"]
 REGS_N = len(REGS_GLOBAL) + 4 * len(REGS_QUEUE) + 5
 
-# Port B sits behind a PCIe root port (router.py --root-port B), in slot
-# 7 of the root complex: hot-pluggable and reachable by AER.
-ROOT_PORT_BDF = "0000:00:07.0"
+# Port B sits behind a PCIe root port (router.py --root-port B):
+# hot-pluggable and reachable by AER.
+ROOT_PORT_BDF = "0000:00:%02x.0" % router.ROOT_PORT_SLOT["B"]
 
 
 class ExtrasRouter(router.Router):

@@ -34,10 +34,10 @@ xfail (the test's reason), "not ok" for a failure, except a failure whose
 output shows one of Debian 12's user-space tools too old for the test
 (USERSPACE below: a skip naming the tool) or a rate floor of the test
 that TCG does not reach (EMULATION: a skip giving the rate).  A program
-that dies before it prints a case is one failed case "<program>.setup".  Then per driver the
-kernel log must be clean (no warning, oops, hang; taint only O and E) and
-the model must have logged no guest programming error.  Finally: every
-case upstream igc passes, igc_batch passes too.
+that dies before it prints a case is one failed case "<program>.setup".
+Then per driver the kernel log must be clean (no warning, oops, hang;
+taint only O and E) and the model must have logged no guest programming
+error.  Finally: every case upstream igc passes, igc_batch passes too.
 
 The table (stdout, the run directory's table.txt and table.json, and with
 --rst an RST table for Documentation/) has one row per case and one

@@ -56,13 +56,14 @@ import time
 
 from lablib import REPO, labvm, router
 
-LOW_RATE, LOW_COUNT = 2000, 8000
-# The debug kernel (KASAN, lockdep...) forwards about four times slower:
-# 2,000 pps saturates it (98 % busy, the stack then batches by itself).
-DEBUG_LOW_RATE, DEBUG_LOW_COUNT = 500, 2000
-# The latency pairs: one packet at a time
-LAT_RATE, LAT_COUNT = 1000, 2000
-DEBUG_LAT_RATE, DEBUG_LAT_COUNT = 250, 500
+# (pps, frames) of the low-rate steps and of the latency pairs (one
+# packet at a time), by kernel: the debug kernel (KASAN, lockdep...)
+# forwards about four times slower, 2,000 pps saturates it (98 % busy,
+# the stack then batches by itself).  boots() picks the kernel's.
+STEPS = {"normal": {"low": (2000, 8000), "lat": (1000, 2000)},
+         "debug": {"low": (500, 2000), "lat": (250, 500)}}
+(LOW_RATE, LOW_COUNT), (LAT_RATE, LAT_COUNT) = (STEPS["normal"]["low"],
+                                                STEPS["normal"]["lat"])
 LAT_PAIRS = 5
 # Guest CPU busy (both vCPUs) that counts as saturated when QEMU's input,
 # not the guest, dropped the excess (seen on a quiet host: 93 %).
@@ -450,7 +451,8 @@ def latency(t, r, cfg, threaded):
             skip=why)
     t.check("%s: at %d pps batched, each receive pass of port A that "
             "took a packet rang port B once (TX tail writes per pass >= "
-            "0.9)" % (name, LAT_RATE), per_pass and all(x >= 0.9 for x in per_pass),
+            "0.9)" % (name, LAT_RATE),
+            per_pass and all(x >= 0.9 for x in per_pass),
             "TX tail writes per pass %s; per packet %s"
             % (per_pass, [x["tdt_per_fwd"] for x in rows["on"]]))
     r.mode_teardown("stack")
@@ -779,11 +781,9 @@ def main():
 
     def boots(t, short):
         global LOW_RATE, LOW_COUNT, LAT_RATE, LAT_COUNT
-        debug = "debug" in short
-        LOW_RATE, LOW_COUNT = (DEBUG_LOW_RATE, DEBUG_LOW_COUNT) if debug \
-            else (2000, 8000)
-        LAT_RATE, LAT_COUNT = (DEBUG_LAT_RATE, DEBUG_LAT_COUNT) if debug \
-            else (1000, 2000)
+        steps = STEPS["debug" if "debug" in short else "normal"]
+        (LOW_RATE, LOW_COUNT), (LAT_RATE, LAT_COUNT) = (steps["low"],
+                                                        steps["lat"])
         # build once per kernel, for both boots
         a.modules = modules or os.path.dirname(router.our_modules(
             router.parse_args(["--kernel", short]), POLICIES)[0])
