@@ -774,8 +774,7 @@ static void igcb_tx_hang_check(struct igcb_adapter *a)
 	}
 }
 
-/*
- * At 1000 Mb/s the link can come up before the partner's receiver is
+/* At 1000 Mb/s the link can come up before the partner's receiver is
  * ready, and the first frames sent are then lost: wait for it, as upstream
  * does, up to IGCB_PARTNER_RX_WAIT_MS in 100 ms steps, but not past a close
  * (which waits for this work under RTNL).
