@@ -35,6 +35,8 @@ die() {
 log() { echo "qemu-build: $*" >&2; }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/../lib/cache-prune.sh
+. "$HERE/../lib/cache-prune.sh"
 CACHE=${DBBATCH_CACHE:-/var/cache/dbbatch}
 QDIR=$CACHE/qemu
 JOBS=${DBB_QEMU_JOBS:-2}
@@ -230,13 +232,7 @@ chmod 755 "$tmp"
 rm -rf "$entry"
 mv "$tmp" "$entry"
 
-# Keep the five newest entries and any used in the last day (another
-# tree's run, e.g. make check-debug in a clone, may still be starting
-# guests from it; every cache hit touches its entry); older ones are
-# stale model versions.
-ls -1dt "$QDIR"/[0-9a-f]*/ 2>/dev/null | tail -n +6 | while read -r old; do
-	[ -e "$old/hash" ] && [ -n "$(find "$old" -maxdepth 0 -mmin +1440)" ] &&
-		rm -rf "$old"
-done
+# The five newest entries stay, and any used in the last day.
+lab_prune_cache "$QDIR" 5
 
 echo "$entry/qemu-system-x86_64"

@@ -5,7 +5,8 @@
 of multi-threaded TCG's int3 text-patching fault is named as such (and
 still fails: labvm.DEFAULT_ACCEL cannot hit it), a fault in our modules
 or any other failure is not; router.booted: a guest that does not boot,
-or a block that raises, is one failed check, never a traceback.
+or a block that raises, is one failed check, never a traceback;
+lab_prune_cache (tools/lab/lib/cache-prune.sh): which cached builds go.
 
 Host only, no guest: prints TAP.  Exit 0 when every case passed.
 """
@@ -14,8 +15,10 @@ import contextlib
 import io
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -106,6 +109,31 @@ def run_booted(boots, body_fails):
     return res
 
 
+PRUNE = os.path.join(os.path.dirname(HERE), "lib", "cache-prune.sh")
+
+
+def run_prune():
+    """lab_prune_cache over 8 entries, newest first: five fresh, one used
+    2 hours ago, one 2 days ago, one 3 days ago without a "hash" file (not
+    a build entry).  Under set -euo pipefail, as build.sh runs it: (exit
+    status, entries left)."""
+    d = tempfile.mkdtemp(prefix="dbb-test-prune.")
+    now = time.time()
+    ages = [60 * i for i in range(5)] + [7200, 2 * 86400, 3 * 86400]
+    for i, age in enumerate(ages):
+        e = os.path.join(d, "%016x" % (0xa0 + i))
+        os.mkdir(e)
+        if i != 7:
+            open(os.path.join(e, "hash"), "w").close()
+        os.utime(e, (now - age, now - age))
+    p = subprocess.run(["bash", "-c", 'set -euo pipefail; . "$1"; '
+                        'lab_prune_cache "$2" 5; echo done', "-", PRUNE, d],
+                       capture_output=True, text=True)
+    left = sorted(int(x, 16) - 0xa0 for x in os.listdir(d))
+    shutil.rmtree(d, ignore_errors=True)
+    return p.returncode if "done" in p.stdout else -1, left
+
+
 def main():
     named = "multi-threaded TCG's fault"
     cases = [
@@ -147,7 +175,17 @@ def main():
         print("%s %d labvm: %s" % ("ok" if good else "not ok", i, name))
         if not good:
             print("#   checks %d, failed %d, shut down %s; TAP: %r" % r)
-    print("1..%d" % (len(cases) + len(booted)))
+    rc, left = run_prune()
+    good = rc == 0 and left == [0, 1, 2, 3, 4, 5, 7]
+    failed += not good
+    n = len(cases) + len(booted) + 1
+    print("%s %d labvm: lab_prune_cache keeps the 5 newest builds and any "
+          "used in the last day, removes an older one, and succeeds when "
+          "it keeps the last one it looks at" % ("ok" if good else "not ok",
+                                                   n))
+    if not good:
+        print("#   exit status %d, entries left %s" % (rc, left))
+    print("1..%d" % n)
     return 1 if failed else 0
 
 
