@@ -337,6 +337,38 @@ dmesg | grep carrier_off_at_flush | tail -n 1
 PAUSE_AT, PAUSE_FOR = 0.6, 0.3     # s into a 2-s step, and how long
 
 
+def restart_racing_link_up(t, r):
+    """Defect: an igcb_down() that came while the watchdog was turning the
+    carrier on left the carrier on, and the igcb_up() after it (an MTU
+    change, a reset, a resume: no ndo_open, which turns it off first) then
+    skipped the link-up work (speed, LTR, partner wait).  hold_link_up_ms
+    holds the watchdog in that window while the MTU changes."""
+    A = r.ifa
+    rc, o = r.g("""
+A=%s; D=%s
+s0=$(cat /sys/class/net/$A/speed)
+echo 1500 >$D/hold_link_up_ms
+ip link set $A down; ip link set $A up
+i=0; while [ "$(cat $D/hold_link_up_ms)" != 0 ] && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1)); done
+n0=$(dmesg | grep -c "$A: NIC Link is Up" || true)
+ip link set $A mtu 1400
+carrier $A 1 30 || echo "@@NOCARRIER"
+sleep 2
+echo "@@SPEED $s0 $(cat /sys/class/net/$A/speed) @@UP $(($(dmesg | grep -c "$A: NIC Link is Up" || true) - n0))"
+ip link set $A mtu 1500; carrier $A 1 30
+dmesg | grep -E 'hold_link_up_ms|Link is Up' | tail -n 3
+""" % (A, faults(A)), check=False)
+    m = re.search(r"@@SPEED (\d+) (-?\d+) @@UP (\d+)", o)
+    t.check("MTU change while the watchdog turns the carrier on (held "
+            "1.5 s through debugfs): the port comes back reporting its "
+            "link again (Link is Up, same speed)",
+            m is not None and int(m.group(1)) > 0 and
+            m.group(1) == m.group(2) and m.group(3) == "1" and
+            "@@NOCARRIER" not in o and "carrier on held 1500 ms" in o,
+            o.strip())
+
+
 def paused_step(r, cfg, dev):
     """A stack step during which DEV's DMA stops for PAUSE_FOR seconds
     (the model's dma-pause: a bus stall)."""
@@ -563,6 +595,7 @@ carrier %s 1 30
                 % QUEUES, rc == 0 and sn_down == 1,
                 "synchronize_net calls total/from igcb_down: %s\n%s"
                 % (m.groups() if m else None, o[-1500:]))
+        restart_racing_link_up(t, r)
 
         # 2. advertised speed on B; frames sent the moment the carrier is
         # back must reach the partner (dbb-igc strict: its 1000BASE-T

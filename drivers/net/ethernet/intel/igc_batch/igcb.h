@@ -325,6 +325,7 @@ struct igcb_faults {
 	atomic_t injected;		/* faults injected so far */
 	atomic_t panic_in_poll;		/* panic in the next receive pass */
 	atomic_t carrier_off_at_flush;	/* link lost before an XDP flush */
+	atomic_t hold_link_up_ms;	/* widen the watchdog's link-up race */
 };
 
 struct igcb_adapter {
@@ -534,6 +535,7 @@ void igcb_debugfs_add(struct igcb_adapter *a);
 void igcb_panic_in_poll(struct igcb_adapter *a);
 void igcb_carrier_off_at_flush(struct igcb_adapter *a,
 			       struct igcb_tx_ring *ring);
+void igcb_hold_link_up(struct igcb_adapter *a);
 void igcb_debugfs_del(struct igcb_adapter *a);
 
 /* igcb_ethtool.c */

@@ -17,13 +17,17 @@
  * the box.  Writing 1 to "carrier_off_at_flush" drops the carrier at
  * the next ndo_xdp_xmit() that brings XDP_XMIT_FLUSH while frames an
  * earlier call queued are unpublished, as a link lost between devmap's
- * bulk transmits of one pass would.
+ * bulk transmits of one pass would.  Writing N to "hold_link_up_ms" makes
+ * the watchdog's next link-up wait N ms (10 s at most) between its last
+ * look at the port going down and turning the carrier on: the window in
+ * which a restart (an MTU change, a reset) can race it.
  *
  * Debian's kernels have no CONFIG_FAULT_INJECTION: these let the lab drive
  * the driver's error paths on the kernels users run.
  */
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/kernel.h>
 
 #include "igcb.h"
@@ -65,6 +69,8 @@ void igcb_debugfs_add(struct igcb_adapter *a)
 				&a->faults.panic_in_poll);
 	debugfs_create_atomic_t("carrier_off_at_flush", 0600, d,
 				&a->faults.carrier_off_at_flush);
+	debugfs_create_atomic_t("hold_link_up_ms", 0600, d,
+				&a->faults.hold_link_up_ms);
 }
 
 /* Out of line and cold: the receive pass only tests the flag. */
@@ -85,6 +91,20 @@ void igcb_carrier_off_at_flush(struct igcb_adapter *a,
 	atomic_inc(&a->faults.injected);
 	netdev_info(a->netdev, "carrier_off_at_flush: carrier dropped before an XDP flush, as asked through debugfs\n");
 	netif_carrier_off(a->netdev);
+}
+
+/* Called by the watchdog right before it turns the carrier on. */
+void igcb_hold_link_up(struct igcb_adapter *a)
+{
+	int ms = atomic_xchg(&a->faults.hold_link_up_ms, 0);
+
+	if (ms <= 0)
+		return;
+	ms = min(ms, 10000);
+	atomic_inc(&a->faults.injected);
+	netdev_info(a->netdev, "hold_link_up_ms: carrier on held %d ms, as asked through debugfs\n",
+		    ms);
+	msleep(ms);
 }
 
 void igcb_debugfs_del(struct igcb_adapter *a)

@@ -418,6 +418,12 @@ static void igcb_down(struct igcb_adapter *a)
 	timer_delete_sync(&a->watchdog_timer);
 	cancel_work_sync(&a->watchdog_task);
 	timer_delete_sync(&a->watchdog_timer);
+	/* A watchdog that looked at DOWN just before it was set may have
+	 * turned the carrier on since: the igcb_up() of a restart (MTU,
+	 * reset, resume) must find it off, or its watchdog skips the
+	 * link-up work (speed, LTR, partner wait).
+	 */
+	netif_carrier_off(netdev);
 
 	igcb_update_stats(a);
 	a->link_speed = 0;
@@ -830,6 +836,8 @@ static void igcb_watchdog_task(struct work_struct *work)
 			igcb_wait_partner_rx(a);
 		if (test_bit(IGCB_DOWN, &a->state))
 			return;
+		if (unlikely(atomic_read(&a->faults.hold_link_up_ms)))
+			igcb_hold_link_up(a);
 		netif_carrier_on(netdev);
 		igcb_tx_wake_all(a);
 	} else if (!link && netif_carrier_ok(netdev)) {
