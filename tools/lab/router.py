@@ -71,6 +71,8 @@ ROOT_PORT_SLOT = {"A": 6, "B": 7}
 PER_QUEUE = ("tdt_writes", "tdt_noop_writes", "rdt_writes",
              "rdt_noop_writes", "tx_frames", "rx_frames", "rx_dropped",
              "tx_packets", "tx_desc", "rx_desc", "tx_bytes", "rx_bytes")
+# Register accesses the models count apart from the doorbells (README.md)
+REG_KINDS = ("reg_reads", "irq_reg_writes", "other_reg_writes")
 RMEM = "/proc/sys/net/core/rmem_default"
 GEN_MARKERS = 8                    # dbb-gen's end-of-step markers per step
 # The lab tests' traffic: 1,024 flows, 16 source ports per source address
@@ -223,6 +225,22 @@ def normalized(model, truth):
 
 def sum_q(truth, name):
     return sum(truth.get(name, [0]))
+
+
+def mmio_per_packet(d, fwd):
+    """Both ports' register accesses per forwarded packet by kind, from
+    a run's model deltas D: the tails (doorbells), the interrupt
+    registers, every other write, the reads.  None where the model does
+    not count a kind."""
+    if not fwd:
+        return None
+    out = {"tx_tail": (d["A_tdt_writes"] + d["B_tdt_writes"]) / fwd,
+           "rx_tail": (d["A_rdt_writes"] + d["B_rdt_writes"]) / fwd}
+    for key, name in (("irq", "irq_reg_writes"),
+                      ("other", "other_reg_writes"), ("reads", "reg_reads")):
+        a, b = d.get("A_" + name), d.get("B_" + name)
+        out[key] = None if a is None or b is None else (a + b) / fwd
+    return {k: None if v is None else round(v, 4) for k, v in out.items()}
 
 
 def cpu_stat(text):
@@ -712,6 +730,9 @@ echo "@@B"; ethtool -S %s
                                          sum_q(t0, "rx_off_drops"))
             d[port + "_tdt_per_queue"] = [x - y for x, y in zip(
                 t1["tdt_writes"], t0["tdt_writes"])]
+            for name in REG_KINDS:
+                d[port + "_" + name] = (sum_q(t1, name) - sum_q(t0, name)
+                                        if name in t1 else None)
         c0, c1 = m0["cpu"], m1["cpu"]
         cpus = {}
         for k in c1:
@@ -785,6 +806,7 @@ echo "@@B"; ethtool -S %s
                                       fwd_model, 4) if fwd_model else None,
                 "insn_per_fwd": round(insn / fwd_model) if insn and
                 fwd_model else None,
+                "mmio_per_fwd": mmio_per_packet(d, fwd_model),
                 "guest_drops": d["A_rx_frames"] - d["B_tx_frames"],
                 "qdisc_B": m1.get("qdisc"),
             }

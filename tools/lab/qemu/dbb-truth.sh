@@ -22,12 +22,13 @@ set -eu
 IGC_NAMES="tdt_writes tdt_noop_writes rdt_writes rdt_noop_writes tx_desc
 rx_desc tx_frames rx_frames rx_dropped tx_packets tx_bytes rx_bytes irqs
 irq_deferred rx_filtered rx_off_drops guest_errors rx_paused_drops
-tx_link_drops"
+tx_link_drops reg_reads irq_reg_writes other_reg_writes"
 OCTEP_NAMES="in_dbell_writes in_dbell_noop_writes in_instr tx_frames tx_bytes
 out_dbell_writes out_dbell_noop_writes credit_granted credit_fetched
 credit_now fetches buffers_fetched rx_frames rx_bytes rx_buffers rx_refused
 laps overwritten_unread irqs fw_requests heartbeats fw_notifications
-rx_off_drops guest_errors dma_errors"
+rx_off_drops guest_errors dma_errors outstanding_max reg_reads irq_reg_writes
+other_reg_writes"
 MAGIC=1413628484            # "DBBT" as a little-endian 32-bit word
 SEL_FROM_SNAP=$((1 << 29))
 SEL_SNAPSHOT=$((1 << 30))
@@ -95,7 +96,7 @@ fi
 width() {
 	case $model:$1 in
 	igc:12 | igc:13 | octep:18) echo "$vectors" ;;
-	igc:14 | igc:15 | igc:16 | octep:2[0-3]) echo 1 ;;
+	igc:14 | igc:15 | igc:16 | igc:19 | igc:2[01] | octep:2[0-3] | octep:2[6-8]) echo 1 ;;
 	octep:19) echo 16 ;;
 	*) echo "$queues" ;;
 	esac

@@ -62,6 +62,9 @@ static const char *const dbb_gt_names[DBB_GT_NUM] = {
     [DBB_GT_GUEST_ERRORS] = "guest_errors",
     [DBB_GT_RX_PAUSED_DROPS] = "rx_paused_drops",
     [DBB_GT_TX_LINK_DROPS] = "tx_link_drops",
+    [DBB_GT_REG_READS] = "reg_reads",
+    [DBB_GT_IRQ_REG_WRITES] = "irq_reg_writes",
+    [DBB_GT_OTHER_REG_WRITES] = "other_reg_writes",
 };
 
 /* How many indexes each counter has: queues, vectors or one. */
@@ -74,6 +77,9 @@ static unsigned dbb_gt_width(void *opaque, unsigned id)
     case DBB_GT_RX_FILTERED:
     case DBB_GT_RX_OFF_DROPS:
     case DBB_GT_GUEST_ERRORS:
+    case DBB_GT_REG_READS:
+    case DBB_GT_IRQ_REG_WRITES:
+    case DBB_GT_OTHER_REG_WRITES:
         return 1;
     default:
         return DBB_IGC_NUM_QUEUES;
@@ -428,6 +434,7 @@ static uint32_t dbb_igc_read_reg(DbbIgcState *s, hwaddr off)
 {
     uint32_t v;
 
+    s->gt[DBB_GT_REG_READS][0]++;
     if (off >= DBB_IGC_REG_SPACE) {
         return 0;
     }
@@ -604,9 +611,53 @@ static void dbb_igc_write_rxq(DbbIgcState *s, int q, hwaddr off, uint32_t val)
     dbb_igc_set_reg(s, off, val);
 }
 
+/*
+ * The interrupt registers a driver writes on its interrupt path (causes,
+ * masks, auto-clear, moderation): with the doorbells, the MMIO writes a
+ * packet can cost.
+ */
+static bool dbb_igc_is_irq_reg(hwaddr off)
+{
+    switch (off) {
+    case IGC_R_ICR:
+    case IGC_R_ICS:
+    case IGC_R_IMS:
+    case IGC_R_IMC:
+    case IGC_R_IAM:
+    case IGC_R_EICS:
+    case IGC_R_EIMS:
+    case IGC_R_EIMC:
+    case IGC_R_EIAC:
+    case IGC_R_EIAM:
+    case IGC_R_EICR:
+        return true;
+    default:
+        return off >= IGC_R_EITR(0) &&
+               off < IGC_R_EITR(DBB_IGC_MSIX_VECTORS);
+    }
+}
+
+/* Every register write by kind; TDT and RDT count in their queue. */
+static void dbb_igc_count_write(DbbIgcState *s, hwaddr off)
+{
+    int q = dbb_igc_queue_of(off, IGC_TXQ_FIRST);
+
+    if (q >= 0 && off - q * IGC_Q_STRIDE == IGC_R_TDT(0)) {
+        return;
+    }
+    q = dbb_igc_queue_of(off, IGC_RXQ_FIRST);
+    if (q >= 0 && off - q * IGC_Q_STRIDE == IGC_R_RDT(0)) {
+        return;
+    }
+    s->gt[dbb_igc_is_irq_reg(off) ? DBB_GT_IRQ_REG_WRITES :
+          DBB_GT_OTHER_REG_WRITES][0]++;
+}
+
 static void dbb_igc_write_reg(DbbIgcState *s, hwaddr off, uint32_t val)
 {
     int q, i;
+
+    dbb_igc_count_write(s, off);
 
     if (off >= DBB_IGC_REG_SPACE || dbb_igc_write_lost(s, off, val)) {
         return;

@@ -64,6 +64,9 @@ enum {
     DBB_GT_GUEST_ERRORS,        /* device: guest programming errors */
     DBB_GT_RX_PAUSED_DROPS,     /* device: dropped while DMA was paused */
     DBB_GT_TX_LINK_DROPS,       /* per queue: lost, partner not ready */
+    DBB_GT_REG_READS,           /* device: BAR0 register reads */
+    DBB_GT_IRQ_REG_WRITES,      /* device: interrupt cause/mask/EITR writes */
+    DBB_GT_OTHER_REG_WRITES,    /* device: other writes, not TDT/RDT */
     DBB_GT_NUM
 };
 #define DBB_GT_MAX_INDEX        8

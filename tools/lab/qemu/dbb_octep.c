@@ -67,6 +67,9 @@ static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
     [DBB_OGT_GUEST_ERRORS] = "guest_errors",
     [DBB_OGT_DMA_ERRORS] = "dma_errors",
     [DBB_OGT_OUTSTANDING_MAX] = "outstanding_max",
+    [DBB_OGT_REG_READS] = "reg_reads",
+    [DBB_OGT_IRQ_REG_WRITES] = "irq_reg_writes",
+    [DBB_OGT_OTHER_REG_WRITES] = "other_reg_writes",
 };
 
 static unsigned dbb_ogt_width(void *opaque, unsigned id)
@@ -82,6 +85,9 @@ static unsigned dbb_ogt_width(void *opaque, unsigned id)
     case DBB_OGT_FW_NOTIFY:
     case DBB_OGT_RX_OFF_DROPS:
     case DBB_OGT_GUEST_ERRORS:
+    case DBB_OGT_REG_READS:
+    case DBB_OGT_IRQ_REG_WRITES:
+    case DBB_OGT_OTHER_REG_WRITES:
         return 1;
     default:
         return s->num_rings;
@@ -234,12 +240,35 @@ static uint64_t dbb_octep_bar0_read(void *opaque, hwaddr addr, unsigned size)
     uint64_t v;
     int q;
 
+    s->gt[DBB_OGT_REG_READS][0]++;
     if (dbb_octep_ring_of(reg, &q, &off)) {
         v = dbb_octep_ring_read(s, q, off);
     } else {
         v = dbb_octep_global_read(s, reg);
     }
     return size == 8 ? v : (uint32_t)(v >> shift);
+}
+
+/*
+ * A ring register write by kind: the doorbells count in their ring, the
+ * count acknowledgements and interrupt levels a driver writes on its
+ * interrupt path apart from everything else.
+ */
+static void dbb_octep_count_ring_write(DbbOctepState *s, hwaddr off)
+{
+    switch (off) {
+    case R_IN_INSTR_DBELL:
+    case R_OUT_SLIST_DBELL:
+        return;
+    case R_IN_CNTS:
+    case R_OUT_CNTS:
+    case R_IN_INT_LEVELS:
+    case R_OUT_INT_LEVELS:
+        s->gt[DBB_OGT_IRQ_REG_WRITES][0]++;
+        return;
+    default:
+        s->gt[DBB_OGT_OTHER_REG_WRITES][0]++;
+    }
 }
 
 static void dbb_octep_bar0_write(void *opaque, hwaddr addr, uint64_t val,
@@ -260,8 +289,10 @@ static void dbb_octep_bar0_write(void *opaque, hwaddr addr, uint64_t val,
         val = (val & 0xFFFFFFFFULL) << shift;
     }
     if (dbb_octep_ring_of(reg, &q, &off)) {
+        dbb_octep_count_ring_write(s, off);
         dbb_octep_ring_write(s, q, off, val, mask);
     } else {
+        s->gt[DBB_OGT_OTHER_REG_WRITES][0]++;
         dbb_octep_global_write(s, reg, val, mask);
     }
 }

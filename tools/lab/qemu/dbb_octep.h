@@ -122,6 +122,9 @@ enum {
     DBB_OGT_GUEST_ERRORS,           /* 0: guest programming errors */
     DBB_OGT_DMA_ERRORS,             /* ring: DMA refused (vIOMMU, no RAM) */
     DBB_OGT_OUTSTANDING_MAX,        /* ring: most credit + fetched held */
+    DBB_OGT_REG_READS,              /* 0: BAR0 register reads */
+    DBB_OGT_IRQ_REG_WRITES,         /* 0: ring count acks, int levels */
+    DBB_OGT_OTHER_REG_WRITES,       /* 0: other BAR0 writes, no doorbell */
     DBB_OGT_NUM
 };
 #define DBB_OGT_MAX_INDEX           DBB_OCTEP_MAX_VECTORS

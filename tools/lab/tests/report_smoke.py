@@ -140,6 +140,9 @@ def main():
             "3.58 Mpps", all(x in page for x in
                              ("<td>0.96</td>", "<td>2.57</td>",
                               "<td>3.58</td>")))
+    t.check("the page has the table of register accesses per packet by "
+            "kind", 'class="mmio"' in page and "interrupt registers/pkt" in
+            page)
     refs = re.findall(r'<img src="([^"]+\.png)"', page)
     files = sorted(f for f in os.listdir(out) if f.endswith(".png")) \
         if os.path.isdir(out) else []
@@ -183,6 +186,13 @@ def main():
         t.check("report.json: %s has its instruction count per packet "
                 "(%s)" % (lab, c.get("insn_per_pkt")),
                 (c.get("insn_per_pkt") or 0) > 100)
+        m = c.get("insn_mmio_per_pkt") or {}
+        t.check("report.json: %s has its register accesses per packet by "
+                "kind from the model: TX tail, RX tail, interrupt "
+                "registers, other writes, reads" % lab,
+                (m.get("tx_tail") or 0) > 0 and (m.get("rx_tail") or 0) > 0
+                and (m.get("irq") or 0) > 0 and all(
+                    m.get(k) is not None for k in ("other", "reads")), m)
     t.check("report.json: the runs exited 0 and their guests' health was "
             "recorded", data.get("runs") and all(
                 r["rc"] == 0 and "tainted" in r["health"]
@@ -196,8 +206,9 @@ def main():
         rst = ""
         t.check("report-table.rst written", False, e)
     tables = grid_tables(rst)
-    t.check("report-table.rst: two grid tables, every line of each as "
-            "long as its first", len(tables) == 2 and all(
+    t.check("report-table.rst: three grid tables (configurations, beside "
+            "FreeBSD, register accesses by kind), every line of each as "
+            "long as its first", len(tables) == 3 and all(
                 len({len(x) for x in b}) == 1 for b in tables),
             rst)
     main_rows = [x for x in (tables[0] if tables else [])

@@ -81,7 +81,7 @@ GT = ["tdt_writes", "tdt_noop_writes", "rdt_writes", "rdt_noop_writes",
       "tx_desc", "rx_desc", "tx_frames", "rx_frames", "rx_dropped",
       "tx_packets", "tx_bytes", "rx_bytes", "irqs", "irq_deferred",
       "rx_filtered", "rx_off_drops", "guest_errors", "rx_paused_drops",
-      "tx_link_drops"]
+      "tx_link_drops", "reg_reads", "irq_reg_writes", "other_reg_writes"]
 
 
 def ip_checksum_ok(ip):
@@ -267,7 +267,8 @@ def run_tests(qemu_bin, verbose):
 
     # A fresh instance for a seeded random walk over registers, rings and
     # frames: QEMU must survive whatever the "guest" does.
-    q3 = QEMU(qemu_bin, tempfile.mkdtemp(prefix="qtest-dbb-igc."))
+    tmp3 = tempfile.mkdtemp(prefix="qtest-dbb-igc.")
+    q3 = QEMU(qemu_bin, tmp3)
     try:
         tap.check("fuzz: random register writes, descriptors and frames "
                   "(--fuzz-ops, --fuzz-seed): QEMU stays up",
@@ -276,11 +277,13 @@ def run_tests(qemu_bin, verbose):
                   % (FUZZ["ops"], FUZZ["seed"]))
     finally:
         q3.quit()
+        shutil.rmtree(tmp3, ignore_errors=True)
 
     run_trace_flood(tap, qemu_bin)
 
     # A second instance for an alternative device ID.
-    q2 = QEMU(qemu_bin, tempfile.mkdtemp(prefix="qtest-dbb-igc."),
+    tmp2 = tempfile.mkdtemp(prefix="qtest-dbb-igc.")
+    q2 = QEMU(qemu_bin, tmp2,
               extra_dev=",device-id=0x15f3,nvm-flash=on,strict=off")
     try:
         def t_devid():
@@ -317,6 +320,7 @@ def run_tests(qemu_bin, verbose):
                   t_lax)
     finally:
         q2.quit()
+        shutil.rmtree(tmp2, ignore_errors=True)
     shutil.rmtree(tmp, ignore_errors=True)
     print("1..%d" % tap.n)
     return tap.failed
@@ -635,6 +639,30 @@ def run_main(tap, q, d):
         expect(q.recv_frame(0.2) is None, "a no-op doorbell sent a frame")
     tap.check("repeated TDT write of the same value counts as a no-op "
               "write", t_noop)
+
+    def t_mmio_kinds():
+        before = q.truth()
+        q.readl(STATUS)
+        q.readl(EICR)
+        q.writel(EIMS, 0)
+        q.writel(EIMC, 0)
+        q.writel(EITR(4), q.readl(EITR(4)))
+        q.writel(TDT(0), d.tx_tail)
+        q.writel(IVAR_MISC, q.readl(IVAR_MISC))
+        gt = q.truth()
+
+        def delta(name):
+            return gt[name][0] - before[name][0]
+        expect(delta("reg_reads") == 4, "reads +%d" % delta("reg_reads"))
+        expect(delta("irq_reg_writes") == 3,
+               "interrupt register writes +%d" % delta("irq_reg_writes"))
+        expect(delta("other_reg_writes") == 1,
+               "other writes +%d (TDT/RDT must not count)"
+               % delta("other_reg_writes"))
+        expect(delta("tdt_writes") == 1, "TDT +%d" % delta("tdt_writes"))
+    tap.check("register accesses by kind: reads, interrupt register writes "
+              "(EIMS, EIMC, EITR), other writes; doorbells apart",
+              t_mmio_kinds)
 
     def t_csum():
         src, dst = b"\x0a\0\0\1", b"\x0a\0\0\2"

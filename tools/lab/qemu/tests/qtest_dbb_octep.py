@@ -80,7 +80,8 @@ GT = ["in_dbell_writes", "in_dbell_noop_writes", "in_instr", "tx_frames",
       "buffers_fetched", "rx_frames", "rx_bytes", "rx_buffers",
       "rx_refused", "laps", "overwritten_unread", "irqs", "fw_requests",
       "heartbeats", "fw_notifications", "rx_off_drops", "guest_errors",
-      "dma_errors", "outstanding_max"]
+      "dma_errors", "outstanding_max", "reg_reads", "irq_reg_writes",
+      "other_reg_writes"]
 
 # Guest RAM layout
 IQ_RING = 0x100000                  # 64-byte instructions
@@ -548,6 +549,31 @@ def t_in_cnts_subtract(d):
     d.w64(ring_reg(3, IN_CNTS), RESEND)
     expect(d.msix_fired(19), "RESEND with a count did not re-raise vec 19")
     expect(d.rr(3, IN_CNTS) & 0xFFFFFFFF == c - 1, "RESEND changed count")
+
+
+def t_reg_kinds(d):
+    b = d.truth()
+    d.rr(2, IN_CNTS)
+    d.r32(EPF_SCRATCH)
+    d.wr(2, IN_INT_LEVELS, d.rr(2, IN_INT_LEVELS))
+    d.w64(ring_reg(2, OUT_CNTS), 0)
+    d.wr(2, IN_DBELL, 0)
+    d.wr(2, OUT_DBELL, 0)
+    d.w64(EPF_SCRATCH, 5)
+    d.wr(2, OUT_CONTROL, d.rr(2, OUT_CONTROL))
+    gt = d.truth()
+
+    def delta(name):
+        return gt[name][0] - b[name][0]
+    expect(delta("reg_reads") == 4, "reads +%d" % delta("reg_reads"))
+    expect(delta("irq_reg_writes") == 2,
+           "count/level writes +%d" % delta("irq_reg_writes"))
+    expect(delta("other_reg_writes") == 2,
+           "other writes +%d (doorbells must not count)"
+           % delta("other_reg_writes"))
+    expect(gt["in_dbell_writes"][2] - b["in_dbell_writes"][2] == 1 and
+           gt["out_dbell_writes"][2] - b["out_dbell_writes"][2] == 1,
+           "doorbells")
 
 
 def t_tx_short_padded(d):
@@ -1525,6 +1551,8 @@ def run_main(tap, d):
             ("TX: IN_CNTS subtracts on write, RESEND re-raises",
              t_in_cnts_subtract),
             ("TX: short frames padded to 60 bytes", t_tx_short_padded),
+            ("register accesses by kind: reads, count acks and interrupt "
+             "levels, other writes; doorbells apart", t_reg_kinds),
             ("RX: big-endian length header, data, OUT_CNTS, one fetch of 16, "
              "vector 16", t_rx_basic),
             ("RX: OUT_SLIST_DBELL credit is additive and reads back",
