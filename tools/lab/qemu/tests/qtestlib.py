@@ -286,6 +286,18 @@ def expect(cond, msg):
         raise AssertionError(msg)
 
 
+def expect_reg_kinds(before, after, reads, irq, other):
+    """The register accesses a case made, by kind, between two ground-truth
+    snapshots: READS reads, IRQ interrupt-register writes, OTHER other
+    writes (both models; the doorbells count apart)."""
+    got = [after[n][0] - before[n][0] for n in
+           ("reg_reads", "irq_reg_writes", "other_reg_writes")]
+    expect(got == [reads, irq, other],
+           "reads, interrupt-register writes, other writes: +%d +%d +%d, "
+           "expected +%d +%d +%d (a doorbell must not count as other)"
+           % tuple(got + [reads, irq, other]))
+
+
 def wait_for(fn, what, timeout=3):
     deadline = time.time() + timeout
     while time.time() < deadline:
