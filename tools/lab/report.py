@@ -514,7 +514,9 @@ MMIO_NOTE = ("Register accesses per forwarded packet at %s pps offered "
              "acknowledgements IN_CNTS/OUT_CNTS and interrupt levels), every "
              "other write, and the reads, each of which stalls a CPU for a "
              "PCIe round trip on silicon.  Counted, not timed; like "
-             "instructions they follow interrupts per packet.")
+             "instructions they follow interrupts per packet.  The counts "
+             "cover the whole step, so the drivers' timed work (a watchdog "
+             "reading statistics every 2 s) is spread over its packets.")
 
 
 def cross_table(configs):

@@ -637,16 +637,25 @@ static bool dbb_igc_is_irq_reg(hwaddr off)
     }
 }
 
-/* Every register write by kind; TDT and RDT count in their queue. */
-static void dbb_igc_count_write(DbbIgcState *s, hwaddr off)
+static bool dbb_igc_is_tail(hwaddr off)
 {
     int q = dbb_igc_queue_of(off, IGC_TXQ_FIRST);
 
-    if (q >= 0 && off - q * IGC_Q_STRIDE == IGC_R_TDT(0)) {
-        return;
+    if (q >= 0) {
+        return off - q * IGC_Q_STRIDE == IGC_R_TDT(0);
     }
     q = dbb_igc_queue_of(off, IGC_RXQ_FIRST);
-    if (q >= 0 && off - q * IGC_Q_STRIDE == IGC_R_RDT(0)) {
+    return q >= 0 && off - q * IGC_Q_STRIDE == IGC_R_RDT(0);
+}
+
+/*
+ * Every register write by kind: a TDT or RDT write the device takes
+ * counts in its queue, every other one (also a tail write lost in the
+ * NVM auto-read window) here.
+ */
+static void dbb_igc_count_write(DbbIgcState *s, hwaddr off, bool taken)
+{
+    if (taken && dbb_igc_is_tail(off)) {
         return;
     }
     s->gt[dbb_igc_is_irq_reg(off) ? DBB_GT_IRQ_REG_WRITES :
@@ -657,11 +666,11 @@ static void dbb_igc_write_reg(DbbIgcState *s, hwaddr off, uint32_t val)
 {
     int q, i;
 
-    dbb_igc_count_write(s, off);
-
     if (off >= DBB_IGC_REG_SPACE || dbb_igc_write_lost(s, off, val)) {
+        dbb_igc_count_write(s, off, false);
         return;
     }
+    dbb_igc_count_write(s, off, true);
     q = dbb_igc_queue_of(off, IGC_TXQ_FIRST);
     if (q >= 0) {
         dbb_igc_write_txq(s, q, off, val);

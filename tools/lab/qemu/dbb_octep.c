@@ -240,7 +240,9 @@ static uint64_t dbb_octep_bar0_read(void *opaque, hwaddr addr, unsigned size)
     uint64_t v;
     int q;
 
-    s->gt[DBB_OGT_REG_READS][0]++;
+    if (!s->busy) {
+        s->gt[DBB_OGT_REG_READS][0]++;    /* not the device's own DMA */
+    }
     if (dbb_octep_ring_of(reg, &q, &off)) {
         v = dbb_octep_ring_read(s, q, off);
     } else {
@@ -254,11 +256,17 @@ static uint64_t dbb_octep_bar0_read(void *opaque, hwaddr addr, unsigned size)
  * count acknowledgements and interrupt levels a driver writes on its
  * interrupt path apart from everything else.
  */
-static void dbb_octep_count_ring_write(DbbOctepState *s, hwaddr off)
+static void dbb_octep_count_ring_write(DbbOctepState *s, hwaddr off,
+                                      uint64_t mask)
 {
     switch (off) {
     case R_IN_INSTR_DBELL:
     case R_OUT_SLIST_DBELL:
+        /* The ring counts a doorbell when the low half is written. */
+        if (mask & 0xFFFFFFFFULL) {
+            return;
+        }
+        s->gt[DBB_OGT_OTHER_REG_WRITES][0]++;
         return;
     case R_IN_CNTS:
     case R_OUT_CNTS:
@@ -289,7 +297,7 @@ static void dbb_octep_bar0_write(void *opaque, hwaddr addr, uint64_t val,
         val = (val & 0xFFFFFFFFULL) << shift;
     }
     if (dbb_octep_ring_of(reg, &q, &off)) {
-        dbb_octep_count_ring_write(s, off);
+        dbb_octep_count_ring_write(s, off, mask);
         dbb_octep_ring_write(s, q, off, val, mask);
     } else {
         s->gt[DBB_OGT_OTHER_REG_WRITES][0]++;

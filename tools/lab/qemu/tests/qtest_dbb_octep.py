@@ -562,8 +562,9 @@ def t_reg_kinds(d):
     d.wr(2, OUT_DBELL, 0)
     d.w64(EPF_SCRATCH, 5)
     d.wr(2, OUT_CONTROL, d.rr(2, OUT_CONTROL))
+    d.w32(ring_reg(2, IN_DBELL) + 4, 0)     # the high half: no doorbell
     gt = d.truth()
-    expect_reg_kinds(b, gt, 4, 2, 2)
+    expect_reg_kinds(b, gt, 4, 2, 3)
     expect(gt["in_dbell_writes"][2] - b["in_dbell_writes"][2] == 1 and
            gt["out_dbell_writes"][2] - b["out_dbell_writes"][2] == 1,
            "doorbells")
