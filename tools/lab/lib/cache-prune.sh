@@ -11,11 +11,12 @@
 lab_prune_cache() {
 	local dir=$1 keep=$2 old
 
-	ls -1dt "$dir"/[0-9a-f]*/ 2>/dev/null | tail -n +$((keep + 1)) |
+	{ ls -1dt "$dir"/[0-9a-f]*/ 2>/dev/null || true; } |
+		tail -n +$((keep + 1)) |
 		while read -r old; do
 			if [ -e "$old/hash" ] &&
 				[ -n "$(find "$old" -maxdepth 0 -mmin +1440)" ]; then
-				rm -rf "$old"
+				rm -rf "$old" || true
 			fi
 		done
 	return 0
