@@ -420,8 +420,8 @@ static void igcb_down(struct igcb_adapter *a)
 	timer_delete_sync(&a->watchdog_timer);
 	/* A watchdog that looked at DOWN just before it was set may have
 	 * turned the carrier on since: the igcb_up() of a restart (MTU,
-	 * reset, resume) must find it off, or its watchdog skips the
-	 * link-up work (speed, LTR, partner wait).
+	 * reset task, PCI error recovery) must find it off, or its watchdog
+	 * skips the link-up work (speed, LTR, partner wait).
 	 */
 	netif_carrier_off(netdev);
 
