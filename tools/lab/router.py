@@ -268,6 +268,10 @@ class Router:
         self.files = dict(files or {})    # guest path: host path
         self.work = args.out
         os.makedirs(self.work, exist_ok=True)
+        # A guest command's time limit is for a stuck guest, not a slow
+        # one: the debug kernel (KASAN, lockdep) runs a module load or a
+        # rebind several times slower than Debian's.
+        self.slow = 3 if "debug" in args.kernel else 1
         self.proc = None
         self.qmp = None
         self.gsh = None
@@ -416,7 +420,8 @@ class Router:
             self.rmem_saved = None
 
     def g(self, script, timeout=120, check=True):
-        return self.gsh.run(GUEST_LIB + script, timeout=timeout, check=check)
+        return self.gsh.run(GUEST_LIB + script, timeout=timeout * self.slow,
+                            check=check)
 
     # ---- driver configurations and modes --------------------------------
     def load(self, cfg):

@@ -66,7 +66,18 @@ OFF = router.Config("octep_fix", "tx_db_batched=0", label="octep_fix off")
 ON = router.Config("octep_fix", label="octep_fix batched")
 UP = router.Config("octeon_ep")     # only for nic-switch.sh (and its .ko)
 RING = 1024                 # octep_fix's default rings
-LOW_RATE, LOW_COUNT = 2000, 4000
+# (pps, frames) of the low-rate steps, by kernel: the debug kernel (KASAN,
+# lockdep...) forwards about four times slower and 2,000 pps saturates it.
+LOW_STEPS = {"normal": (2000, 4000), "debug": (500, 2000)}
+LOW_RATE, LOW_COUNT = LOW_STEPS["normal"]
+# Checks judged on a full ring's hold are a SKIP with this reason where
+# the hold cannot be timed (boots() sets it for the debug kernel).
+HOLD_SKIP = None
+HOLD_SKIP_DEBUG = ("debug kernel: the hold is timed from the host while "
+                   "the guest forwards 1-2 kpps, so the reading in the "
+                   "middle of the hold misses it and the 20 kpps flow "
+                   "overloads the guest's own queues; judged on 6.1 and "
+                   "6.12")
 SAT_RATE, SAT_SECONDS = 120000, 2
 BATCHED_MAX = 0.05          # doorbell writes per packet at saturation
 HOLD_RATE = 20000           # one flow into one ring while it is held
@@ -294,21 +305,29 @@ def full_ring(t, r, what, wmark_fw, wmark_drv):
                        m["A_rx_dropped"], lapped, resync, counts_text(row))}
 
 
+def hold_check(t, name, ok, text):
+    """A check judged on a full ring's hold (HOLD_SKIP)."""
+    if HOLD_SKIP:
+        return t.check(name, True, text, skip=HOLD_SKIP)
+    return t.check(name, ok, text)
+
+
 def ring_checks(t, r, wmark, label):
     f = full_ring(t, r, label, wmark, wmark)
     if not f:
         return
     row = f["row"]
-    t.check("%s, a full ring (servicing held %d ms, one flow at %d pps): "
-            "the block stops only at the watermark, with the %d buffers of "
-            "the ring in use (less what is not a whole fetch), and refuses "
-            "the rest" % (label, HOLD_MS, HOLD_RATE, RING),
-            f["held"] and f["ok"] and row["model"]["A_rx_dropped"] > 0,
-            f["text"])
-    t.check("%s, after the hold: nothing lost but what the model refused, "
-            "nothing read out of order, oq_lapped 0, no resync" % label,
-            lost_only_refused(row) and row["reordered"] == 0 and
-            f["lapped"] == 0 and f["resyncs"] == 0, f["text"])
+    hold_check(t, "%s, a full ring (servicing held %d ms, one flow at %d "
+               "pps): the block stops only at the watermark, with the %d "
+               "buffers of the ring in use (less what is not a whole "
+               "fetch), and refuses the rest"
+               % (label, HOLD_MS, HOLD_RATE, RING),
+               f["held"] and f["ok"] and row["model"]["A_rx_dropped"] > 0,
+               f["text"])
+    hold_check(t, "%s, after the hold: nothing lost but what the model "
+               "refused, nothing read out of order, oq_lapped 0, no resync"
+               % label, lost_only_refused(row) and row["reordered"] == 0 and
+               f["lapped"] == 0 and f["resyncs"] == 0, f["text"])
 
 
 def quiesce_page_test(t, r):
@@ -383,12 +402,11 @@ def mismatch_low(t, r):
     f = full_ring(t, r, "driver 0x100 on 0x400 firmware", 0x400, 0x100)
     if not f:
         return
-    t.check("driver 0x100 on 0x400 firmware: a full ring uses only ring - "
-            "0x300 = %d buffers, nothing lost but what was refused, "
-            "nothing reordered, no lap" % (RING - 0x300),
-            rc == 0 and f["ok"] and
-            lost_only_refused(f["row"]) and f["row"]["reordered"] == 0 and
-            f["lapped"] == 0, f["text"])
+    hold_check(t, "driver 0x100 on 0x400 firmware: a full ring uses only "
+               "ring - 0x300 = %d buffers, nothing lost but what was "
+               "refused, nothing reordered, no lap" % (RING - 0x300),
+               rc == 0 and f["ok"] and lost_only_refused(f["row"]) and
+               f["row"]["reordered"] == 0 and f["lapped"] == 0, f["text"])
 
 
 def mismatch_high(t, r):
@@ -422,10 +440,10 @@ def mismatch_high(t, r):
     g = full_ring(t, r, "after the fall-back", 0x100, 0x100)
     tr1 = r.truth()
     laps = sum(tr1["A"]["laps"]) - sum(tr0["A"]["laps"])
-    t.check("after the fall-back: a full ring has the ring's %d buffers "
-            "in use and no more (no lap), nothing read out of order" % RING,
-            g is not None and g["ok"] and laps == 0 and
-            g["row"]["reordered"] == 0, g and g["text"])
+    hold_check(t, "after the fall-back: a full ring has the ring's %d "
+               "buffers in use and no more (no lap), nothing read out of "
+               "order" % RING, g is not None and g["ok"] and laps == 0 and
+               g["row"]["reordered"] == 0, g and g["text"])
     set_wmark(r, r.ifa, 0x100)
 
 
@@ -847,12 +865,19 @@ def main():
     for short in a.kernel or ["6.1", "6.12"]:
         if not a.mods.get(short):
             ap.error("--modules-%s is needed" % short)
-    return labvm.run_per_kernel(a, lambda t, short: [
-        t.boot(lambda: router_boot(t, short, a)),
-        t.boot(lambda: loop_boot(t, short, a, ON,
-                                 ["--modules", a.mods[short]])),
-        t.boot(lambda: mixed_boot(t, short, a, False)),
-        t.boot(lambda: mixed_boot(t, short, a, True))])
+
+    def boots(t, short):
+        global LOW_RATE, LOW_COUNT, HOLD_SKIP
+        debug = "debug" in short
+        LOW_RATE, LOW_COUNT = LOW_STEPS["debug" if debug else "normal"]
+        HOLD_SKIP = HOLD_SKIP_DEBUG if debug else None
+        return [t.boot(lambda: router_boot(t, short, a)),
+                t.boot(lambda: loop_boot(t, short, a, ON,
+                                         ["--modules", a.mods[short]])),
+                t.boot(lambda: mixed_boot(t, short, a, False)),
+                t.boot(lambda: mixed_boot(t, short, a, True))]
+
+    return labvm.run_per_kernel(a, boots)
 
 
 if __name__ == "__main__":
