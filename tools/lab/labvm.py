@@ -376,6 +376,16 @@ PLUGIN_SRC = os.path.join(LAB, "plugin", "dbb_insn.c")
 
 
 KERNEL_CHOICES = ("6.1", "6.12", "6.12-rt", "6.12-debug")
+# (pps, frames) of a lossless low-rate step on the debug kernel (KASAN,
+# lockdep...): it forwards about four times slower than Debian's, and
+# 2,000 pps saturates it (98 % busy, the stack then batches by itself).
+DEBUG_LOW_STEP = (500, 2000)
+
+
+def is_debug(kernel):
+    """KERNEL (6.12-debug, or its release 6.12.117-dbb-debug) is the
+    lab's debug build."""
+    return "debug" in kernel
 
 
 def test_args(description):

@@ -271,7 +271,7 @@ class Router:
         # A guest command's time limit is for a stuck guest, not a slow
         # one: the debug kernel (KASAN, lockdep) runs a module load or a
         # rebind several times slower than Debian's.
-        self.slow = 3 if "debug" in args.kernel else 1
+        self.slow = 3 if labvm.is_debug(args.kernel) else 1
         self.proc = None
         self.qmp = None
         self.gsh = None

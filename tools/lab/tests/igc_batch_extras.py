@@ -341,9 +341,9 @@ def restart_racing_link_up(t, r):
     """Defect: an igcb_down() that came while the watchdog was turning the
     carrier on left the carrier on, and the igcb_up() after it (an MTU
     change, the reset task, PCI error recovery: no ndo_open, which turns
-    it off first) then
-    skipped the link-up work (speed, LTR, partner wait).  hold_link_up_ms
-    holds the watchdog in that window while the MTU changes."""
+    it off first) then skipped the link-up work (speed, LTR, partner
+    wait).  hold_link_up_ms holds the watchdog in that window while the
+    MTU changes."""
     A = r.ifa
     rc, o = r.g("""
 A=%s; D=%s

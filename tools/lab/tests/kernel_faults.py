@@ -46,8 +46,8 @@ import router  # noqa: E402
 import octep  # noqa: E402
 
 # The lossless step after the faults, at a rate the debug kernel (the only
-# one with fault injection) forwards without loss: 2,000 pps saturates it.
-RATE, COUNT = 500, 2000
+# one with fault injection) forwards without loss.
+RATE, COUNT = labvm.DEBUG_LOW_STEP
 FAULT_RATE = 5000               # background traffic while faults fire
 FAULT_SECONDS = 20              # the changes under faults (phase 1)
 DATAPATH_SECONDS = 10           # traffic only (phase 2)

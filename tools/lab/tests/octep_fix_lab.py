@@ -66,10 +66,10 @@ OFF = router.Config("octep_fix", "tx_db_batched=0", label="octep_fix off")
 ON = router.Config("octep_fix", label="octep_fix batched")
 UP = router.Config("octeon_ep")     # only for nic-switch.sh (and its .ko)
 RING = 1024                 # octep_fix's default rings
-# (pps, frames) of the low-rate steps, by kernel: the debug kernel (KASAN,
-# lockdep...) forwards about four times slower and 2,000 pps saturates it.
-LOW_STEPS = {"normal": (2000, 4000), "debug": (500, 2000)}
-LOW_RATE, LOW_COUNT = LOW_STEPS["normal"]
+# (pps, frames) of the low-rate steps; boots() takes labvm.DEBUG_LOW_STEP
+# on the debug kernel.
+NORMAL_LOW_STEP = (2000, 4000)
+LOW_RATE, LOW_COUNT = NORMAL_LOW_STEP
 # Checks judged on a full ring's hold are a SKIP with this reason where
 # the hold cannot be timed (boots() sets it for the debug kernel).
 HOLD_SKIP = None
@@ -868,8 +868,9 @@ def main():
 
     def boots(t, short):
         global LOW_RATE, LOW_COUNT, HOLD_SKIP
-        debug = "debug" in short
-        LOW_RATE, LOW_COUNT = LOW_STEPS["debug" if debug else "normal"]
+        debug = labvm.is_debug(short)
+        LOW_RATE, LOW_COUNT = (labvm.DEBUG_LOW_STEP if debug else
+                               NORMAL_LOW_STEP)
         HOLD_SKIP = HOLD_SKIP_DEBUG if debug else None
         return [t.boot(lambda: router_boot(t, short, a)),
                 t.boot(lambda: loop_boot(t, short, a, ON,
