@@ -56,6 +56,7 @@ count_tap "$logs/traffic.log" traffic
 
 echo "== lab harness (host)"
 tap_run labvm "lab harness" python3 tools/lab/tests/test_labvm.py
+tap_run pcie_model "PCIe and cycles models" python3 tools/lab/tests/test_pcie.py
 # nic-switch.sh (moving ports between upstream drivers and ours) on a
 # fake sysfs
 tap_run nic_switch "nic-switch" bash tools/lab/tests/test_nic_switch.sh
@@ -158,7 +159,8 @@ for k in $KERNELS; do
 done
 
 # On 6.12: the kernel's own drivers/net selftests, unmodified, against
-# igc_batch (their expected results: tools/lab/tests/kernel_drivers_net.expected;
+# igc_batch, upstream octeon_ep and octep_fix (their expected results:
+# tools/lab/tests/kernel_drivers_net.expected;
 # upstream igc beside it is a manual run: its q_vector reuse overflows the
 # heap after ethtool -L on a 2-CPU guest, see
 # Documentation/lab/kernel-drivers-net.rst).  Then, on each kernel,
@@ -166,13 +168,13 @@ done
 # (igc_parity.py, differences allowed only as listed in
 # igc_parity.allow), and the PHY powered down when the port is closed.
 if [[ " $KERNELS " == *" 6.12 "* ]]; then
-	echo "== 6.12: the kernel's drivers/net selftests on igc_batch"
+	echo "== 6.12: the kernel's drivers/net selftests on igc_batch, octeon_ep, octep_fix"
 	kver=${KVER[6.12]}
 	mods=$repo/build/modules/$kver
 	DBB_GUEST_LOCK= DBB_BUILD_LOCK= tap_run "kernel_drivers_net" \
 		"drivers/net selftests" /usr/bin/python3 \
 		tools/lab/tests/kernel_drivers_net.py --driver igc_batch \
-		--modules "$mods"
+		--driver octeon_ep --driver octep_fix --modules "$mods"
 fi
 echo "== register parity of igc_batch with upstream igc"
 for k in $KERNELS; do
