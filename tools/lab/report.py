@@ -50,6 +50,7 @@ import time
 
 LAB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, LAB)
+import pcie  # noqa: E402
 import router  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(LAB))
@@ -293,6 +294,9 @@ def slim(row):
     r["tdt_writes"] = m.get("B_tdt_writes")
     r["tdt_noop_writes"] = m.get("B_tdt_noop_writes")
     r["tx_frames"] = m.get("B_tx_frames")
+    cnt = pcie.counts(m, m.get("B_tx_frames"))
+    r["pcie_counts"] = cnt and {p: {k: round(v, 5) for k, v in c.items()}
+                                for p, c in cnt.items()}
     return r
 
 
@@ -364,7 +368,16 @@ def summarize(runs, fixed):
             "insn_tdt_per_pkt": ins.get("tdt_per_fwd"),
             "insn_mmio_per_pkt": ins.get("mmio_per_fwd"),
             "insn_loss": ins.get("loss_pct"),
+            # MODELED (pcie.py): at the fixed rate and with the router
+            # saturated (the highest rate offered)
+            "pcie_fixed": pcie.model(ins.get("pcie_counts")),
+            "pcie_over": pcie.model(over.get("pcie_counts")) if over
+            else None,
         })
+        mm = c["insn_mmio_per_pkt"] or {}
+        c["cycles_per_pkt"] = pcie.cycles(
+            c["insn_per_pkt"], None if mm.get("tx_tail") is None else
+            mm["tx_tail"] + mm["rx_tail"])
     for c in out.values():
         c["repeat_peaks"] = {
             name: max(fwd_rate(r) for r in rs)
@@ -519,6 +532,75 @@ MMIO_NOTE = ("Register accesses per forwarded packet at %s pps offered "
              "reading statistics every 2 s) is spread over its packets.")
 
 
+def pcie_table(configs):
+    """MODELED PCIe bytes per forwarded packet on each port's link and
+    the ceiling they set, beside FreeBSD's measured rate."""
+    heads = ["kernel", "configuration", "mode", "step",
+             "A up B/pkt", "A down B/pkt", "B up B/pkt", "B down B/pkt",
+             "TLPs/pkt", "busiest", "PCIe ceiling Mpps MODELED",
+             "FreeBSD Mpps MEASURED (setting)"]
+    rows = []
+    for c in configs:
+        for step, key, rate in (("fixed", "pcie_fixed", None),
+                                ("saturated", "pcie_over",
+                                 c.get("over_offered"))):
+            m = c.get(key)
+            if not m:
+                continue
+            fb = CONFIGS.get(c["config"], (0, 0, 0, None))[3]
+            tlps = sum(m[p][s][0] for p in ("A", "B") for s in ("up", "down"))
+            rows.append([
+                c["kernel"], c["config"], c["mode"],
+                step if rate is None else "%s (%s)" % (step, krate(rate)),
+                "%.0f" % m["A"]["up"][1], "%.0f" % m["A"]["down"][1],
+                "%.0f" % m["B"]["up"][1], "%.0f" % m["B"]["down"][1],
+                "%.1f" % tlps, "%s %s" % m["busiest"][:2],
+                fmt(m["ceiling_mpps"], "%.2f"),
+                "%.2f (%s)" % (FREEBSD[fb][0], fb) if fb and
+                c["mode"] == "stack" else "–"])
+    return heads, rows
+
+
+def cycles_table(configs):
+    """MODELED cycles per forwarded packet from the insn step."""
+    heads = ["kernel", "configuration", "mode", "insn/pkt",
+             "doorbells/pkt (TX+RX tails)",
+             "cycles/pkt MODELED (%d–%d a ring)" % pcie.RING_CYCLES,
+             "of which doorbells", "Mpps per core per GHz MODELED"]
+    rows = []
+    for c in configs:
+        cy = c.get("cycles_per_pkt")
+        if not cy:
+            continue
+        mm = c["insn_mmio_per_pkt"]
+        db = mm["tx_tail"] + mm["rx_tail"]
+        rows.append([c["kernel"], c["config"], c["mode"],
+                     "{:,}".format(c["insn_per_pkt"]), "%.3f" % db,
+                     "{:,.0f}–{:,.0f}".format(*cy),
+                     "%.0f %%" % (100 * (cy[1] - c["insn_per_pkt"] *
+                                         pcie.CPI) / cy[1]),
+                     "%.3f–%.3f" % (1e3 / cy[1], 1e3 / cy[0])])
+    return heads, rows
+
+
+MODELED_NOTE = (
+    "MODELED, not measured: what the counted work of this run would cost "
+    "on silicon under the assumptions below.  PCIe: per forwarded packet, "
+    "the bytes each port's link (A receives, B transmits) would carry in "
+    "each direction (up: device to host), at the fixed rate and with the "
+    "router saturated, where batching is deepest; the ceiling is the link "
+    "rate over the busiest direction.  FreeBSD's figures beside them are "
+    "MEASURED on a Netgate 4200 (its one-way forwarding stopped at 3.58 "
+    "Mpps with the cores 70 % busy, the I226 sending no faster: the post "
+    "did not find why).  Cycles: from the guest instructions of the "
+    "insn step.  The FreeBSD post measured 2,700 to 6,000 cycles per "
+    "forwarded packet on one core (pf off to 200,000 states).")
+
+
+def modeled_assumptions():
+    return list(pcie.ASSUMPTIONS) + list(pcie.CYCLE_ASSUMPTIONS)
+
+
 def cross_table(configs):
     """FreeBSD's measured figures beside ours by matching setting, ratios
     to each OS's own baseline (FreeBSD: Original; ours: igc_batch off)."""
@@ -618,6 +700,15 @@ def rst_doc(data):
     h3, r3 = mmio_table(data["configs"])
     if r3:
         parts += [MMIO_NOTE % krate(fixed), "", rst_grid(h3, r3), ""]
+    h4, r4 = pcie_table(data["configs"])
+    h5, r5 = cycles_table(data["configs"])
+    if r4 or r5:
+        parts += [MODELED_NOTE, ""] + ["- " + x for x in
+                                       modeled_assumptions()] + [""]
+    if r4:
+        parts += [rst_grid(h4, r4), ""]
+    if r5:
+        parts += [rst_grid(h5, r5), ""]
     return "\n".join(parts)
 
 
@@ -638,6 +729,8 @@ def plots(data, out):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
     from matplotlib.ticker import FuncFormatter
 
     made = []
@@ -759,19 +852,30 @@ def plots(data, out):
                            alpha=1.0 if m == "stack" else .55,
                            hatch="" if m == "stack" else "//",
                            edgecolor="white")
-                    a0.text(x, c["insn_per_pkt"], "{:,}".format(
-                        c["insn_per_pkt"]), ha="center", va="bottom",
-                        fontsize=7)
+                    a0.text(x, c["insn_per_pkt"] * 0.985, "{:,}".format(
+                        c["insn_per_pkt"]), ha="center", va="top",
+                        fontsize=7, color="white")
+                    cy = c.get("cycles_per_pkt")
+                    if cy:
+                        a0.plot([x - w * 0.42, x + w * 0.42], [cy[1]] * 2,
+                                color="black", lw=1.6)
+                        a0.plot([x - w * 0.42, x + w * 0.42], [cy[0]] * 2,
+                                color="black", lw=0.8, ls=":")
             a0.set_xticks(range(len(labels)))
             a0.set_xticklabels([lab.replace(" ", "\n", 1) for lab in labels],
                                fontsize=8)
-            a0.set_ylabel("guest instructions per forwarded packet")
+            a0.set_ylabel("guest instructions (bars), MODELED cycles "
+                          "(lines)\nper forwarded packet")
             a0.grid(axis="y", alpha=.3)
-            from matplotlib.patches import Patch
             a0.legend(handles=[Patch(facecolor="#888888", label="stack"),
                                Patch(facecolor="#888888", alpha=.55,
                                      hatch="//", label="XDP_REDIRECT")][
-                                         :len(modes)], fontsize=8)
+                                         :len(modes)] + [
+                Line2D([], [], color="black", lw=1.6,
+                       label="MODELED cycles/pkt: CPI %.1f + %d a ring "
+                       "(dotted: %d)" % (pcie.CPI, pcie.RING_CYCLES[1],
+                                         pcie.RING_CYCLES[0]))],
+                fontsize=8)
             a0.yaxis.set_major_formatter(FuncFormatter(
                 lambda v, _: "{:,}".format(int(v))))
             a0.set_title("%s: guest instructions per forwarded packet at "
@@ -788,6 +892,55 @@ def plots(data, out):
                 a0.set_ylim(top=a0.get_ylim()[1] * 1.1)
             fig.tight_layout()
             made.append(save(fig, out, "insn-%s.png" % k, plt))
+
+        # MODELED PCIe ceiling beside FreeBSD's measured rates
+        pc = [c for c in confs if c["kernel"] == k and c["mode"] == "stack"
+              and (c.get("pcie_over") or c.get("pcie_fixed"))]
+        if pc:
+            fig, a0 = plt.subplots(figsize=(max(8, 1.6 * len(pc) + 3), 4.8))
+            for i, c in enumerate(pc):
+                col = CONFIGS.get(c["config"], (0, 0, 0, 0, "k"))[4]
+                for j, key in enumerate(("pcie_fixed", "pcie_over")):
+                    m = c.get(key)
+                    if not m or not m["ceiling_mpps"]:
+                        continue
+                    x = i + (j - 0.5) * 0.4
+                    a0.bar(x, m["ceiling_mpps"], 0.37, color=col,
+                           alpha=.55 if j == 0 else 1.0,
+                           hatch="//" if j == 0 else "", edgecolor="white")
+                    a0.text(x, m["ceiling_mpps"], "%.2f\n%s %s" % (
+                        m["ceiling_mpps"], m["busiest"][0],
+                        m["busiest"][1]), ha="center", va="bottom",
+                        fontsize=7)
+            right = len(pc) + 0.15      # the labels' column
+            for name, (mpps, _, _) in FREEBSD.items():
+                a0.axhline(mpps, color="#777777", ls="--", lw=0.8)
+                a0.text(right, mpps, "FreeBSD HW\n%s: %.2f" % (
+                    name, mpps), ha="right", va="center", fontsize=7,
+                    color="#555555", backgroundcolor="white")
+            a0.axhline(3.72, color="#b00000", ls=":", lw=0.8)
+            a0.text(right, 4.2, "line rate\n(2.5 GbE, 64 B):\n3.72",
+                    ha="right", va="center", fontsize=7, color="#b00000")
+            a0.set_xticks(range(len(pc)))
+            a0.set_xticklabels([c["config"].replace(" ", "\n", 1)
+                                for c in pc], fontsize=8)
+            a0.set_xlim(-0.6, right + 0.05)
+            a0.set_ylim(0, max(5.0, a0.get_ylim()[1] * 1.12))
+            a0.set_ylabel("Mpps the PCIe 2.0 x1 link allows (MODELED)")
+            a0.grid(axis="y", alpha=.3)
+            a0.legend(handles=[
+                Patch(facecolor="#888888", alpha=.55, hatch="//",
+                      label="at %s pps offered" % krate(
+                          data["meta"]["fixed_pps"])),
+                Patch(facecolor="#888888", label="at the highest rate "
+                      "offered (saturated)")], fontsize=8, loc="lower left")
+            a0.set_title("MODELED: the PCIe 2.0 x1 ceiling of an I226 for "
+                         "the work counted in this run, stack forwarding\n"
+                         "(label: the busiest link; port A receives, B "
+                         "transmits); dashed: FreeBSD MEASURED on a Netgate "
+                         "4200\nkernel %s" % kv, fontsize=10)
+            fig.tight_layout()
+            made.append(save(fig, out, "pcie-%s.png" % k, plt))
     return made
 
 
@@ -809,6 +962,7 @@ th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
 td{white-space:nowrap}
 th{background:#f0f0f0;text-align:center}
 table.main td:nth-child(-n+3),table.mmio td:nth-child(-n+3),
+table.pcie td:nth-child(-n+4),table.cycles td:nth-child(-n+3),
 table.cross td:nth-child(1),
 table.cross td:nth-child(5){text-align:left}
 .pass{color:#197a19;font-weight:bold}.fail{color:#b00000;font-weight:bold}
@@ -873,6 +1027,17 @@ def page(data, pngs):
         b.append("<h2>Register accesses per packet, by kind</h2>")
         b.append("<p>%s</p>" % esc(MMIO_NOTE % krate(fixed)))
         b.append(html_table(h3, r3, "mmio"))
+    h4, r4 = pcie_table(data["configs"])
+    h5, r5 = cycles_table(data["configs"])
+    if r4 or r5:
+        b.append("<h2>MODELED: PCIe traffic and cycles per packet</h2>")
+        b.append('<p class="emu">%s</p><ul>%s</ul>' % (
+            esc(MODELED_NOTE), "".join("<li>%s</li>" % esc(x)
+                                       for x in modeled_assumptions())))
+    if r4:
+        b.append(html_table(h4, r4, "pcie"))
+    if r5:
+        b.append(html_table(h5, r5, "cycles"))
     b.append("<h2>Plots</h2>")
     for p in pngs:
         b.append('<p><img src="%s" alt="%s"></p>' % (esc(p), esc(p)))
@@ -895,7 +1060,7 @@ def page(data, pngs):
     return "\n".join(b)
 
 
-NOT_YET = ("issue 13's modeled PCIe traffic and cycles per packet, "
+NOT_YET = ("the modeled PCIe traffic of dbb-octep's links, "
            "nftables/conntrack rows, both-ways rows, four "
            "queues, mixed sizes, latency rows, repeated runs for spread.")
 

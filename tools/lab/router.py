@@ -73,6 +73,8 @@ PER_QUEUE = ("tdt_writes", "tdt_noop_writes", "rdt_writes",
              "tx_packets", "tx_desc", "rx_desc", "tx_bytes", "rx_bytes")
 # Register accesses the models count apart from the doorbells (README.md)
 REG_KINDS = ("reg_reads", "irq_reg_writes", "other_reg_writes")
+# dbb-igc's counts for the modeled PCIe traffic (pcie.py; dbb-octep: none)
+PCIE_KINDS = ("tx_desc_reads", "rx_desc_reads", "tx_wb_writes")
 RMEM = "/proc/sys/net/core/rmem_default"
 GEN_MARKERS = 8                    # dbb-gen's end-of-step markers per step
 # The lab tests' traffic: 1,024 flows, 16 source ports per source address
@@ -735,7 +737,7 @@ echo "@@B"; ethtool -S %s
                                          sum_q(t0, "rx_off_drops"))
             d[port + "_tdt_per_queue"] = [x - y for x, y in zip(
                 t1["tdt_writes"], t0["tdt_writes"])]
-            for name in REG_KINDS:
+            for name in REG_KINDS + PCIE_KINDS:
                 d[port + "_" + name] = (sum_q(t1, name) - sum_q(t0, name)
                                         if name in t1 else None)
         c0, c1 = m0["cpu"], m1["cpu"]

@@ -22,7 +22,8 @@ set -eu
 IGC_NAMES="tdt_writes tdt_noop_writes rdt_writes rdt_noop_writes tx_desc
 rx_desc tx_frames rx_frames rx_dropped tx_packets tx_bytes rx_bytes irqs
 irq_deferred rx_filtered rx_off_drops guest_errors rx_paused_drops
-tx_link_drops reg_reads irq_reg_writes other_reg_writes"
+tx_link_drops reg_reads irq_reg_writes other_reg_writes tx_desc_reads
+rx_desc_reads tx_wb_writes"
 OCTEP_NAMES="in_dbell_writes in_dbell_noop_writes in_instr tx_frames tx_bytes
 out_dbell_writes out_dbell_noop_writes credit_granted credit_fetched
 credit_now fetches buffers_fetched rx_frames rx_bytes rx_buffers rx_refused

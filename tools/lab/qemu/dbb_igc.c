@@ -30,6 +30,7 @@
 #include "sysemu/dma.h"
 #include "sysemu/sysemu.h"
 #include "dbb_igc.h"
+#include "dbb_pcie.h"
 #include "dbb_igc_regs.h"
 
 #define DBB_IGC_PM_CAP      0x40
@@ -65,6 +66,9 @@ static const char *const dbb_gt_names[DBB_GT_NUM] = {
     [DBB_GT_REG_READS] = "reg_reads",
     [DBB_GT_IRQ_REG_WRITES] = "irq_reg_writes",
     [DBB_GT_OTHER_REG_WRITES] = "other_reg_writes",
+    [DBB_GT_TX_DESC_READS] = "tx_desc_reads",
+    [DBB_GT_RX_DESC_READS] = "rx_desc_reads",
+    [DBB_GT_TX_WB_WRITES] = "tx_wb_writes",
 };
 
 /* How many indexes each counter has: queues, vectors or one. */
@@ -548,6 +552,9 @@ static void dbb_igc_write_txq(DbbIgcState *s, int q, hwaddr off, uint32_t val)
         if (val == old) {
             s->gt[DBB_GT_TDT_NOOP_WRITES][q]++;
         }
+        s->gt[DBB_GT_TX_DESC_READS][q] += dbb_pcie_desc_reads(
+            old, val, dbb_igc_reg(s, IGC_R_TDLEN(q)) / DBB_IGC_DESC_SIZE,
+            DBB_IGC_DESC_SIZE);
         dbb_igc_set_reg(s, off, val);
         dbb_igc_tx_process(s, q);
         return;
@@ -591,6 +598,9 @@ static void dbb_igc_write_rxq(DbbIgcState *s, int q, hwaddr off, uint32_t val)
         if (val == old) {
             s->gt[DBB_GT_RDT_NOOP_WRITES][q]++;
         }
+        s->gt[DBB_GT_RX_DESC_READS][q] += dbb_pcie_desc_reads(
+            old, val, dbb_igc_reg(s, IGC_R_RDLEN(q)) / DBB_IGC_DESC_SIZE,
+            DBB_IGC_DESC_SIZE);
         break;
     case IGC_R_RDH(0):
         val &= 0xFFFF;

@@ -67,6 +67,9 @@ enum {
     DBB_GT_REG_READS,           /* device: BAR0 register reads */
     DBB_GT_IRQ_REG_WRITES,      /* device: interrupt cause/mask/EITR writes */
     DBB_GT_OTHER_REG_WRITES,    /* device: other writes, not TDT/RDT */
+    DBB_GT_TX_DESC_READS,       /* per queue: modeled descriptor fetches */
+    DBB_GT_RX_DESC_READS,       /* per queue: modeled descriptor fetches */
+    DBB_GT_TX_WB_WRITES,        /* per queue: modeled write-back writes */
     DBB_GT_NUM
 };
 #define DBB_GT_MAX_INDEX        8

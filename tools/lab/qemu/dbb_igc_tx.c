@@ -23,6 +23,7 @@
 #include "net/checksum.h"
 #include "net/eth.h"
 #include "dbb_igc.h"
+#include "dbb_pcie.h"
 #include "dbb_igc_regs.h"
 
 #define DBB_TCP_FIN     0x01
@@ -407,6 +408,7 @@ void dbb_igc_tx_process(DbbIgcState *s, int q)
     uint32_t tdlen, ndesc, head, tail, budget;
     uint8_t desc[DBB_IGC_DESC_SIZE];
     bool done = false;
+    DbbPcieWb wb;
 
     if (!(dbb_igc_reg(s, IGC_R_TCTL) & IGC_TCTL_EN) ||
         !(dbb_igc_reg(s, IGC_R_TXDCTL(q)) & IGC_XDCTL_ENABLE) ||
@@ -437,6 +439,7 @@ void dbb_igc_tx_process(DbbIgcState *s, int q)
            dbb_igc_reg(s, IGC_R_TDBAL(q));
 
     s->busy = true;
+    dbb_pcie_wb_start(&wb);
     for (budget = ndesc; head != tail && budget; budget--) {
         uint64_t da = base + (uint64_t)head * DBB_IGC_DESC_SIZE;
 
@@ -452,6 +455,8 @@ void dbb_igc_tx_process(DbbIgcState *s, int q)
             stl_le_p(sta, IGC_TXD_STA_DD);
             dbb_truth_dma_write(&s->truth, da + 12, sta, sizeof(sta),
                                 "TX descriptor write-back", q);
+            s->gt[DBB_GT_TX_WB_WRITES][q] +=
+                dbb_pcie_wb_add(&wb, head, ndesc, DBB_IGC_DESC_SIZE);
             done = true;
         }
         head = head + 1 == ndesc ? 0 : head + 1;

@@ -14,6 +14,7 @@ EMULATED.  --no-run checks an existing OUT.  TAP on stdout.
 Python 3 stdlib (report.py itself needs matplotlib)."""
 
 import argparse
+import html
 import json
 import os
 import re
@@ -24,6 +25,8 @@ import time
 import zlib
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, LAB)
+import pcie  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(LAB))
 CONFIGS = ("igc", "igc_batch batched")
 MIN_PNG = 15000         # bytes: a plot with axes, lines and text
@@ -143,12 +146,17 @@ def main():
     t.check("the page has the table of register accesses per packet by "
             "kind", 'class="mmio"' in page and "interrupt registers/pkt" in
             page)
+    t.check("the page has the MODELED PCIe and cycles tables, with the "
+            "assumptions", 'class="pcie"' in page and 'class="cycles"' in
+            page and html.escape(pcie.ASSUMPTIONS[0]) in page)
     refs = re.findall(r'<img src="([^"]+\.png)"', page)
     files = sorted(f for f in os.listdir(out) if f.endswith(".png")) \
         if os.path.isdir(out) else []
     k = a.kernel
-    want = ["load-%s.png" % k, "doorbells-%s.png" % k, "insn-%s.png" % k]
-    t.check("the page shows the three plots %s" % ", ".join(want),
+    want = ["load-%s.png" % k, "doorbells-%s.png" % k, "insn-%s.png" % k,
+            "pcie-%s.png" % k]
+    t.check("the page shows its plots: forwarded vs offered, doorbells, "
+            "instructions and modeled cycles, the modeled PCIe ceiling",
             all(w in refs for w in want), "img: %s" % refs)
     t.check("every PNG written is on the page, and only those",
             sorted(set(refs)) == files, "img: %s; files: %s" % (refs, files))
@@ -193,6 +201,15 @@ def main():
                 (m.get("tx_tail") or 0) > 0 and (m.get("rx_tail") or 0) > 0
                 and (m.get("irq") or 0) > 0 and all(
                     m.get(k) is not None for k in ("other", "reads")), m)
+        for key, step in (("pcie_fixed", "the fixed rate"),
+                          ("pcie_over", "the highest rate offered")):
+            p = c.get(key) or {}
+            t.check("report.json: %s has its MODELED PCIe load at %s: bytes "
+                    "on both ports' links both ways, a ceiling from the "
+                    "busiest" % (lab, step),
+                    all(p.get(x, {}).get(y, [0, 0])[1] > 0
+                        for x in ("A", "B") for y in ("up", "down")) and
+                    0.5 < (p.get("ceiling_mpps") or 0) < 20, p)
     t.check("report.json: the runs exited 0 and their guests' health was "
             "recorded", data.get("runs") and all(
                 r["rc"] == 0 and "tainted" in r["health"]
@@ -206,9 +223,10 @@ def main():
         rst = ""
         t.check("report-table.rst written", False, e)
     tables = grid_tables(rst)
-    t.check("report-table.rst: three grid tables (configurations, beside "
-            "FreeBSD, register accesses by kind), every line of each as "
-            "long as its first", len(tables) == 3 and all(
+    t.check("report-table.rst: five grid tables (configurations, beside "
+            "FreeBSD, register accesses by kind, MODELED PCIe load and "
+            "cycles), every line of each as long as its first",
+            len(tables) == 5 and all(
                 len({len(x) for x in b}) == 1 for b in tables),
             rst)
     main_rows = [x for x in (tables[0] if tables else [])
@@ -219,6 +237,11 @@ def main():
                     re.escape(k), re.escape(lab)), x) for x in main_rows))
     t.check("report-table.rst says EMULATED (QEMU TCG)",
             "EMULATED (QEMU TCG)" in rst)
+    t.check("report-table.rst: the PCIe and cycles figures are labelled "
+            "MODELED, with every assumption of tools/lab/pcie.py",
+            "MODELED, not measured" in rst and all(
+                x[:60] in " ".join(rst.split()) for x in
+                pcie.ASSUMPTIONS + pcie.CYCLE_ASSUMPTIONS))
     if not a.no_run:
         doc = os.path.join(REPO, "Documentation", "lab", "report-table.rst")
         t.check("the smoke run left Documentation/lab/report-table.rst "

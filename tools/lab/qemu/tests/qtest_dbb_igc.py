@@ -81,7 +81,8 @@ GT = ["tdt_writes", "tdt_noop_writes", "rdt_writes", "rdt_noop_writes",
       "tx_desc", "rx_desc", "tx_frames", "rx_frames", "rx_dropped",
       "tx_packets", "tx_bytes", "rx_bytes", "irqs", "irq_deferred",
       "rx_filtered", "rx_off_drops", "guest_errors", "rx_paused_drops",
-      "tx_link_drops", "reg_reads", "irq_reg_writes", "other_reg_writes"]
+      "tx_link_drops", "reg_reads", "irq_reg_writes", "other_reg_writes",
+      "tx_desc_reads", "rx_desc_reads", "tx_wb_writes"]
 
 
 def ip_checksum_ok(ip):
@@ -655,6 +656,50 @@ def run_main(tap, q, d):
     tap.check("register accesses by kind: reads, interrupt register writes "
               "(EIMS, EIMC, EITR), other writes; doorbells apart",
               t_mmio_kinds)
+
+    def t_pcie_model():
+        # dbb_pcie.h: a tail write's descriptors fetched in reads of up to
+        # 32 (MRRS 512 B), split at the ring's end; one pass's write-backs
+        # in writes of up to 8 (MPS 128 B), split where the run breaks.
+        saved = (d.tx_base, d.tx_ndesc, d.tx_tail)
+        try:
+            d.tx_setup(2, ndesc=64)
+            q.mem_write(d.RAM_TX_BUF, frame)
+            before = q.truth()
+            d.tx_put(2, [d.data_desc(d.RAM_TX_BUF, len(frame))] * 40)
+            q.writel(TDT(2), d.tx_tail)             # 0 -> 40
+            q.writel(TDT(2), d.tx_tail)             # no-op: nothing fetched
+            d.tx_put(2, [d.data_desc(d.RAM_TX_BUF, len(frame))] * 30)
+            q.writel(TDT(2), d.tx_tail)             # 40 -> 6 over the end
+            d.tx_put(2, [d.data_desc(d.RAM_TX_BUF, len(frame)),
+                         d.data_desc(d.RAM_TX_BUF, len(frame), cmd=EOP),
+                         d.data_desc(d.RAM_TX_BUF, len(frame))])
+            q.writel(TDT(2), d.tx_tail)             # 6 -> 9, no RS on 7
+            gt = q.truth()
+            n = sum(q.recv_frame() is not None for _ in range(73))
+            expect(n == 73, "%d of 73 frames on the wire" % n)
+            reads = gt["tx_desc_reads"][2] - before["tx_desc_reads"][2]
+            wbs = gt["tx_wb_writes"][2] - before["tx_wb_writes"][2]
+            expect(reads == 2 + 2 + 1, "TX descriptor reads %d, not 5" % reads)
+            expect(wbs == 5 + 4 + 2, "TX write-back writes %d, not 11" % wbs)
+            d.rx_setup(3, ndesc=64)
+            before = q.truth()
+            q.writel(RDT(3), 40)
+            q.writel(RDT(3), 40)
+            q.writel(RDT(3), 6)
+            gt = q.truth()
+            reads = gt["rx_desc_reads"][3] - before["rx_desc_reads"][3]
+            expect(reads == 4, "RX descriptor reads %d, not 4" % reads)
+            expect(gt["tx_desc_reads"][0] == before["tx_desc_reads"][0],
+                   "another queue's reads moved")
+        finally:
+            q.writel(RXDCTL(3), 0)
+            q.writel(TXDCTL(2), 0)
+            d.tx_base, d.tx_ndesc, d.tx_tail = saved
+            q.drain()
+    tap.check("modeled PCIe: descriptor reads per tail write (32 a read, "
+              "split at the ring's end) and write-back writes (8 a write)",
+              t_pcie_model)
 
     def t_csum():
         src, dst = b"\x0a\0\0\1", b"\x0a\0\0\2"
