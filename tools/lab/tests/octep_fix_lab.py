@@ -32,7 +32,8 @@ Router boot, both ports at the stock watermark 0x100:
   block laps the ring, the driver says so once, falls back to 0x100 and
   restarts its rings, after which a full ring does not lap;
   never more held than the grant; BQL; link flap from the firmware;
-  bad ring sizes refused, nothing changed; ethtool -L; native XDP_DROP,
+  bad ring sizes refused, nothing changed; ethtool -L (the port's totals
+  never go back); native XDP_DROP,
   XDP_TX and XDP_PASS; system sleep; heartbeat loss takes the port
   down and back; a firmware that answers late or not at all keeps the
   port down until it answers; a v1-only firmware refused at probe with
@@ -472,10 +473,33 @@ dmesg | grep 'rx ring' | tail -n 1
     r.g("ethtool -G %s rx %d && carrier %s 1 30\n" % (r.ifa, RING, r.ifa))
 
 
+TOTALS = ("rx_packets", "rx_bytes", "rx_dropped", "tx_packets", "tx_bytes",
+          "tx_dropped")
+
+
+def totals(r, dev):
+    """The port's netdev totals (what ip -s link shows)."""
+    out = r.g("cd /sys/class/net/%s/statistics && cat %s\n"
+              % (dev, " ".join(TOTALS)))[1]
+    return dict(zip(TOTALS, (int(x) for x in out.split())))
+
+
 def channel_checks(t, r):
+    # the ring pair -L takes away must have counted something, or the
+    # check below cannot fail
+    ring1 = re.search(r"rx1_packets: (\d+)", r.g("ethtool -S %s\n"
+                                                 % r.ifa)[1])
+    before = totals(r, r.ifa)
     rc, out = r.g("ethtool -L %s combined 1 && carrier %s 1 30 && "
                   "ethtool -l %s | sed -n '/Current/,$p' | grep Combined\n"
                   % ((r.ifa,) * 3), check=False)
+    after = totals(r, r.ifa)
+    back = [k for k in TOTALS if after[k] < before[k]]
+    t.check("ethtool -L combined 1 keeps the port's totals: no counter of "
+            "ip -s link goes back (the freed ring pair's packets stay "
+            "counted)", ring1 and int(ring1.group(1)) > 0 and not back,
+            "rx1_packets %s\nbefore %s\nafter  %s" % (
+                ring1 and ring1.group(1), before, after))
     tr = r.truth()
     row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
     tr1 = r.truth()

@@ -245,6 +245,17 @@ struct octf_oq {
 	dma_addr_t desc_dma;
 };
 
+/* A port's packet and byte totals (octf_stats.c) */
+struct octf_totals {
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 rx_dropped;
+	u64 rx_alloc_failed;
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 tx_dropped;
+};
+
 struct octf_qv {
 	struct napi_struct napi;
 	struct octf_port *port;
@@ -271,7 +282,9 @@ struct octf_port {
 
 	unsigned int max_rings;		/* rings per PF (RPPF) */
 	unsigned int num_queues;
-	struct octf_qv *qv[OCTF_MAX_QUEUES];
+	struct octf_qv *qv[OCTF_MAX_QUEUES];	/* freed after RCU */
+	seqlock_t retired_lock;
+	struct octf_totals retired;	/* of the vectors ethtool -L freed */
 	unsigned int num_vectors;
 	int oei_irq;
 
@@ -357,6 +370,13 @@ int octf_fw_port_up(struct octf_port *p);
 void octf_fw_port_down(struct octf_port *p);
 void octf_fw_heartbeat(struct octf_port *p);
 void octf_fw_supervise(struct octf_port *p);
+
+/* octf_stats.c */
+void octf_stats_init(struct octf_port *p);
+void octf_get_stats64(struct net_device *netdev, struct rtnl_link_stats64 *s);
+void octf_stats_retire(struct octf_port *p, struct octf_qv **qvs,
+		       unsigned int n);
+void octf_stats_set_ops(struct net_device *netdev);
 
 /* octf_irq.c */
 int octf_irq_init(struct octf_port *p);

@@ -129,23 +129,32 @@ int octf_qv_alloc(struct octf_port *p, unsigned int from, unsigned int to)
 		netif_napi_add(p->netdev, &qv->napi, octf_napi_poll,
 			       NAPI_POLL_WEIGHT);
 #endif
-		p->qv[i] = qv;
+		/* published whole: ndo_get_stats64 reads it without RTNL */
+		smp_store_release(&p->qv[i], qv);
 	}
 	return 0;
 }
 
-/* Free queue vectors [@from, @to); their rings must be freed already. */
+/* Free queue vectors [@from, @to); their rings must be freed already.
+ * Their counters stay in the port's totals (octf_stats_retire()).
+ */
 void octf_qv_free(struct octf_port *p, unsigned int from, unsigned int to)
 {
-	unsigned int i;
+	struct octf_qv *gone[OCTF_MAX_QUEUES];
+	unsigned int i, n = 0;
 
-	for (i = from; i < to && i < OCTF_MAX_QUEUES; i++) {
-		if (!p->qv[i])
-			continue;
-		netif_napi_del(&p->qv[i]->napi);
-		kfree(p->qv[i]);
-		p->qv[i] = NULL;
-	}
+	for (i = from; i < to && i < OCTF_MAX_QUEUES; i++)
+		if (p->qv[i])
+			gone[n++] = p->qv[i];
+	if (!n)
+		return;
+	octf_stats_retire(p, gone, n);
+	for (i = 0; i < n; i++)
+		__netif_napi_del(&gone[i]->napi);
+	/* one grace period for the stats readers and the NAPI instances */
+	synchronize_net();
+	for (i = 0; i < n; i++)
+		kfree(gone[i]);
 }
 
 int octf_irq_request(struct octf_port *p)

@@ -27,42 +27,6 @@ static const struct pci_device_id octf_pci_tbl[] = {
 };
 MODULE_DEVICE_TABLE(pci, octf_pci_tbl);
 
-static void octf_get_stats64(struct net_device *netdev,
-			     struct rtnl_link_stats64 *s)
-{
-	struct octf_port *p = netdev_priv(netdev);
-	unsigned int i, start;
-
-	for (i = 0; i < p->num_queues; i++) {
-		struct octf_qv *qv = p->qv[i];
-		u64 pk, by, dr;
-
-		if (!qv)
-			continue;
-		do {
-			start = u64_stats_fetch_begin(&qv->oq.sync);
-			pk = qv->oq.st.packets;
-			by = qv->oq.st.bytes;
-			dr = qv->oq.st.dropped + qv->oq.st.alloc_failed;
-		} while (u64_stats_fetch_retry(&qv->oq.sync, start));
-		s->rx_packets += pk;
-		s->rx_bytes += by;
-		s->rx_dropped += dr;
-		do {
-			start = u64_stats_fetch_begin(&qv->iq.clean_sync);
-			pk = qv->iq.cs.packets;
-			by = qv->iq.cs.bytes;
-		} while (u64_stats_fetch_retry(&qv->iq.clean_sync, start));
-		s->tx_packets += pk;
-		s->tx_bytes += by;
-		do {
-			start = u64_stats_fetch_begin(&qv->iq.sync);
-			dr = qv->iq.st.dropped;
-		} while (u64_stats_fetch_retry(&qv->iq.sync, start));
-		s->tx_dropped += dr;
-	}
-}
-
 static void octf_free_rings(struct octf_port *p)
 {
 	unsigned int i;
@@ -262,7 +226,7 @@ int octf_reconfigure(struct octf_port *p, unsigned int queues, u32 iq_count,
 
 	netdev_err(netdev, "cannot apply the new ring settings (%d): keeping %u queues, rings %u/%u, oq_wmark %#x\n",
 		   err, old_q, old_iq, old_oq, old_w);
-	/* The count first: get_stats64 walks it without RTNL. */
+	/* The count first: octf_xdp_ring() reads it without RTNL. */
 	WRITE_ONCE(p->num_queues, old_q);
 	octf_qv_free(p, old_q, queues);
 	p->iq_count = old_iq;
@@ -496,6 +460,7 @@ static int octf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	set_bit(OCTF_DOWN, &p->state);
 	mutex_init(&p->mbox.lock);
 	spin_lock_init(&p->mbox.rx_lock);
+	octf_stats_init(p);
 	init_completion(&p->mbox.done);
 	INIT_DELAYED_WORK(&p->watchdog, octf_watchdog);
 	INIT_WORK(&p->fw_work, octf_fw_work);
@@ -563,6 +528,7 @@ static int octf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	netdev->netdev_ops = &octf_netdev_ops;
 	octf_set_ethtool_ops(netdev);
+	octf_stats_set_ops(netdev);
 	octf_xdp_set_features(netdev);
 	netdev->features = NETIF_F_SG | NETIF_F_HIGHDMA;
 	netdev->hw_features = NETIF_F_SG;
