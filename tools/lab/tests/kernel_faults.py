@@ -15,8 +15,12 @@ phases: the guest changes ring sizes and queue counts and bounces the
 ports, with only its own tasks failing (make-it-fail, task-filter: ring,
 page pool and vector allocations at ethtool -G/-L and open); then the
 datapath alone (page refills in NAPI, skb builds).  The paths a router
-hits when memory runs short.  Per driver, one boot on two ports of its
-model:
+hits when memory runs short.  A page pool serves most refills from its
+recycled pages, so a third phase fails page_pool_alloc_pages() itself
+under traffic (fail_function, as the kernel's drivers/net/hw/
+pp_alloc_fail.py does, armed before the traffic starts): every refill
+the pool refuses must be counted by the driver and the ring must come
+back.  Per driver, one boot on two ports of its model:
 
   the injectors fired inside the driver in the first phase (in the
   second a driver that recycles its pages and skbs may allocate nothing);
@@ -27,7 +31,9 @@ model:
   once the faults stop, the ports come up and forward losslessly (model
   == generator == sink) with nothing published late by the watchdog;
   kmemleak finds no unreferenced object allocated from the driver, also
-  after rmmod.
+  after rmmod;
+  page_pool_alloc_pages() failed under traffic, and the driver's RX
+  allocation failures (ethtool -S) went up by exactly that many.
 
 Needs a kernel with fault injection and kmemleak: the lab's debug build
 (6.12-debug, tools/lab/build-debug-kernel.sh); on another kernel every
@@ -37,6 +43,7 @@ check passed.
 
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
@@ -52,6 +59,7 @@ FAULT_RATE = 5000               # background traffic while faults fire
 FAULT_SECONDS = 20              # the changes under faults (phase 1)
 DATAPATH_SECONDS = 10           # traffic only (phase 2)
 TIMES = 400                     # failures each injector may force
+POOL_TIMES, POOL_INTERVAL = 100000, 7  # phase 3: every 7th refill fails
 PERCENT = 20                    # of the allocations from the driver
 
 # Allocation failures the kernel reports itself (warn_alloc's stack, the
@@ -158,6 +166,35 @@ for f in failslab fail_page_alloc; do echo 0 >$D/$f/probability; done
 echo "@@FIRED2 $(budget)"
 """
 
+# Phase 3: the page pool refuses refills (fail_function on the function
+# pp_alloc_fail.py names), every POOL_INTERVAL-th call.  Armed on the
+# idle guest, then the traffic: armed while a vCPU runs the function, the
+# kprobe's text patching under TCG left it unfailed (0 forced in three
+# runs).  No stack-trace filter: taken inside the kprobe's handler, the
+# trace stops at the ftrace trampoline and never shows the caller;
+# nothing but the driver's rings allocates from a page pool in this
+# guest.  The budget is never used up in the window: at the last unit
+# two CPUs could both fail a call.
+POOL_ARM = """
+F=/sys/kernel/debug/fail_function
+[ -d $F ] || { echo "@@NOFF"; exit 0; }
+echo page_pool_alloc_pages >$F/inject || { echo "@@NOFF"; exit 0; }
+echo 0 >$F/verbose; echo N >$F/task-filter; echo 0 >$F/space
+echo 0 >$F/require-start; echo 0xffffffffffffffff >$F/require-end
+echo 0 >$F/reject-start; echo 0 >$F/reject-end
+echo %(interval)d >$F/interval; echo %(times)d >$F/times
+echo 100 >$F/probability
+echo "@@ARMED"
+"""
+# ... off, and what it forced; off again whatever happened to the arming
+POOL_OFF = """
+F=/sys/kernel/debug/fail_function
+[ -d $F ] || exit 0
+echo 0 >$F/probability
+echo "@@FIRED3 $((%(times)d - $(cat $F/times)))"
+echo >$F/inject
+"""
+
 RECOVER = """
 A=%(a)s B=%(b)s
 for d in $A $B; do
@@ -235,8 +272,8 @@ def faults_boot(t, short, a, driver):
         rc, out = r.g(ARM % {"mod": driver, "times": TIMES}, check=False)
         if "@@NOFI" in out:
             for what in ("faults fired", "said what failed", "log clean",
-                         "forwarding after", "no leak", "no leak after "
-                         "rmmod"):
+                         "page pool failures counted", "forwarding after",
+                         "no leak", "no leak after rmmod"):
                 t.check(prefix + what, True, skip="the kernel has no "
                         "fault injection (the lab's 6.12-debug has)")
             return ra.out
@@ -289,19 +326,18 @@ def faults_boot(t, short, a, driver):
         said = re.findall(r"^.*%s.*(?:fail|could not|cannot|closed|"
                           r"refus|no memory|-12).*$" % re.escape(driver),
                           dmesg, re.M)
-        alloc_failed = sum(
-            e1[p].get(k, 0) - e0[p].get(k, 0) for p in "AB" for k in e1[p]
-            if re.search(r"alloc_fail", k))
+        rx_failed = alloc_failed(e1) - alloc_failed(e0)
         t.check(prefix + "what failed was said: %d of %d changes refused, "
                 "%d driver messages, %d RX allocation failures counted "
                 "(ethtool -S)" % (changes[1], changes[0], len(said),
-                                  alloc_failed),
-                changes[1] > 0 and (said or alloc_failed > 0),
+                                  rx_failed),
+                changes[1] > 0 and (said or rx_failed > 0),
                 "\n".join(said[:10]))
         bad = log_findings(dmesg)
         t.check(prefix + "no WARNING/BUG/KASAN/lockdep/RCU report and no "
                 "stack but allocation-failure reports while the faults "
                 "fired", not bad, "\n".join(bad[:20]))
+        pool_check(t, r, prefix)
         r.mode_setup("stack")
         row = r.step(cfg, "stack", RATE, COUNT)
         t.check(prefix + "faults off: both ports up with their settings "
@@ -324,6 +360,49 @@ def faults_boot(t, short, a, driver):
                 not bad and "@@LEAKS" in leaks,
                 "%s\n%s\n%s" % (out, leaks, "\n".join(bad[:20])))
     return ra.out
+
+
+def alloc_failed(stats):
+    """The driver's RX allocation failures, both ports (ethtool -S)."""
+    return sum(v for p in "AB" for k, v in stats[p].items()
+               if re.search(r"alloc_fail", k))
+
+
+def pool_check(t, r, prefix):
+    """Phase 3: page_pool_alloc_pages() fails every POOL_INTERVAL-th call
+    from the driver under traffic; the driver counts each failure it
+    met."""
+    name = prefix + ("page_pool_alloc_pages() failed under traffic "
+                     "(fail_function, as pp_alloc_fail.py): the driver "
+                     "counted every failure in ethtool -S")
+    r.mode_setup("stack")
+    e0 = r.ethtool_stats()
+    out = ""
+    try:
+        _, armed = r.g(POOL_ARM % {"interval": POOL_INTERVAL,
+                                   "times": POOL_TIMES}, check=False)
+        if "@@ARMED" in armed:
+            gen = r.gen_background(FAULT_RATE,
+                                   FAULT_RATE * DATAPATH_SECONDS)
+            try:
+                gen.wait(timeout=DATAPATH_SECONDS * 3 + 30)
+            except subprocess.TimeoutExpired:
+                gen.kill()
+                gen.wait()
+    finally:
+        _, out = r.g(POOL_OFF % {"times": POOL_TIMES}, check=False)
+    if "@@NOFF" in armed:
+        t.check(name, True, skip="no fail_function for page_pool_alloc_pages "
+                "in this kernel (CONFIG_FAIL_FUNCTION)")
+        return
+    r.drain()
+    e1 = r.ethtool_stats()
+    m = re.search(r"@@FIRED3 (\d+)", out)
+    forced = int(m.group(1)) if m else -1
+    counted = alloc_failed(e1) - alloc_failed(e0)
+    t.check(name, forced > 0 and counted == forced,
+            "forced %d, counted (RX alloc_failed, both ports) %d\n%s\n%s"
+            % (forced, counted, armed.strip(), out.strip()))
 
 
 def main():
