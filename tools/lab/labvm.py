@@ -31,6 +31,8 @@ import sys
 import tempfile
 import time
 
+import tap
+
 LAB = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(LAB))
 QDIR = os.path.join(LAB, "qemu")
@@ -484,65 +486,41 @@ def one_boot_test(ap, checks):
         t.boot(lambda: checks(t, short, a, qemu))])
 
 
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
 class Tap:
-    """TAP lines of one kernel's checks, numbered across kernels (the
-    class counts for the whole run).  check() prints "ok N KVER: NAME" or
-    "not ok ...", then the evidence as "#   " lines, and returns OK."""
-    n = 0
-    failed = 0
-    held = None     # lines kept back between begin() and commit()
+    """TAP lines of one kernel's checks, numbered across kernels (one
+    writer, tap.Tap, for the whole run).  check() prints "ok N KVER:
+    NAME" or "not ok ...", then the evidence as "#   " lines, and returns
+    OK."""
+    writer = tap.Tap(diag_lead="#   ")
 
     def __init__(self, kver):
         self.kver = kver
         self.mine = 0
         self.my_failed = 0
 
-    @staticmethod
-    def _emit(line):
-        if Tap.held is not None:
-            Tap.held.append(line)
-        else:
-            print(line, flush=True)
-
     def check(self, name, ok, evidence="", skip=None):
         ok = bool(ok)
-        Tap.n += 1
         self.mine += 1
-        if skip:
-            self._emit("ok %d %s: %s # SKIP %s" % (Tap.n, self.kver, name,
-                                                   skip))
-        else:
-            Tap.failed += not ok
-            self.my_failed += not ok
-            self._emit("%s %d %s: %s" % ("ok" if ok else "not ok", Tap.n,
-                                         self.kver, name))
-        for line in str(evidence).splitlines():
-            # a tool's terminal codes would make the log binary to grep
-            line = CONTROL.sub("", line)
-            if line.strip():
-                self._emit("#   " + line)
-        return ok
+        self.my_failed += not ok and not skip
+        return Tap.writer.check("%s: %s" % (self.kver, name), ok, evidence,
+                                skip)
 
     def begin(self):
         """Keep the next checks back until commit() or rollback()."""
-        Tap.held = []
-        return (Tap.n, Tap.failed, self.mine, self.my_failed)
+        Tap.writer.hold()
+        return (Tap.writer.n, Tap.writer.failed, self.mine, self.my_failed)
 
     def failed_since(self, save):
-        return Tap.failed > save[1]
+        return Tap.writer.failed > save[1]
 
     def commit(self):
-        lines, Tap.held = Tap.held or [], None
-        for line in lines:
-            print(line, flush=True)
+        Tap.writer.release()
 
     def rollback(self, save):
         """Forget the checks since begin(SAVE) as if never run."""
-        Tap.n, Tap.failed, self.mine, self.my_failed = save
-        Tap.held = None
+        w = Tap.writer
+        w.n, w.failed, self.mine, self.my_failed = save
+        w.release(drop=True)
 
     def boot(self, boot):
         """Run BOOT() (one guest boot's checks; it returns its run
@@ -573,9 +551,10 @@ class Tap:
     @staticmethod
     def finish():
         """The plan and the totals; the exit status of the run."""
-        print("1..%d" % Tap.n)
-        print("# Totals: pass:%d fail:%d" % (Tap.n - Tap.failed, Tap.failed))
-        return 1 if Tap.failed else 0
+        w = Tap.writer
+        w.plan()
+        print("# Totals: pass:%d fail:%d" % (w.n - w.failed, w.failed))
+        return w.exit_code()
 
 
 def tcg_text_poke_fault(run_dir):

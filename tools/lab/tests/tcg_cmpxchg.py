@@ -26,6 +26,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import labvm  # noqa: E402
+import tap  # noqa: E402
 
 INIT = """#!/bin/sh
 mount -t proc proc /proc
@@ -60,23 +61,19 @@ def main():
     a = ap.parse_args()
     a.qemu = labvm.qemu_binary(a.qemu)
     print("TAP version 13", flush=True)
-    n = failed = 0
+    t = tap.Tap(diag_lead="#   ")
     for short in a.kernel or ["6.1", "6.12"]:
         with tempfile.TemporaryDirectory(prefix="dbb-cmpxchg.") as work:
             con = run(short, a, work)
         for insn in ("cmpxchg16b", "cmpxchg8b"):
             m = re.search(r"%s: CF lost in (\d+) of (\d+)" % insn, con)
             ok = bool(m) and m.group(1) == "0" and int(m.group(2)) > 0
-            n += 1
-            failed += not ok
-            print("%sok %d %s: %s keeps CF set by the instruction before "
-                  "it (guest, %s)" % ("" if ok else "not ", n,
-                                      labvm.kernel_release(short), insn,
-                                      a.accel))
-            print("#   %s" % (m.group(0) if m else con[-1500:].replace(
-                "\n", "\n#   ")))
-    print("1..%d" % n)
-    return 1 if failed else 0
+            t.check("%s: %s keeps CF set by the instruction before it "
+                    "(guest, %s)" % (labvm.kernel_release(short), insn,
+                                     a.accel), ok,
+                    m.group(0) if m else con[-1500:])
+    t.plan()
+    return t.exit_code()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import labvm  # noqa: E402
 import router  # noqa: E402
+import tap  # noqa: E402
 
 INT3_CORE = """[  41.1] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
 [  41.1] CPU: 1 PID: 0 Comm: swapper/1 Not tainted 6.12.117+deb12-amd64
@@ -54,8 +55,7 @@ class FakeBoot:
 def run(consoles):
     """Run a fake boot through Tap.boot() in a Tap of its own; return
     (runs, checks counted, failed, TAP text)."""
-    saved = (labvm.Tap.n, labvm.Tap.failed)
-    labvm.Tap.n = labvm.Tap.failed = 0
+    saved, labvm.Tap.writer = labvm.Tap.writer, tap.Tap(diag_lead="#   ")
     t = labvm.Tap("fake")
     boot = FakeBoot(t, consoles)
     out = io.StringIO()
@@ -64,7 +64,7 @@ def run(consoles):
     for d in boot.dirs:
         shutil.rmtree(d, ignore_errors=True)
     res = (boot.runs, t.mine, t.my_failed, out.getvalue())
-    labvm.Tap.n, labvm.Tap.failed = saved
+    labvm.Tap.writer = saved
     return res
 
 
@@ -90,8 +90,7 @@ class FakeRouter:
 def run_booted(boots, body_fails):
     """router.booted over a FakeRouter: (checks, failed, shut down, TAP
     text), or an exception that escaped as the TAP text."""
-    saved = (labvm.Tap.n, labvm.Tap.failed)
-    labvm.Tap.n = labvm.Tap.failed = 0
+    saved, labvm.Tap.writer = labvm.Tap.writer, tap.Tap(diag_lead="#   ")
     t = labvm.Tap("fake")
     r = FakeRouter(boots)
     out = io.StringIO()
@@ -105,7 +104,7 @@ def run_booted(boots, body_fails):
         res = (t.mine, t.my_failed, r.shut, out.getvalue())
     except Exception as e:
         res = (-1, -1, r.shut, "%s: %s" % (type(e).__name__, e))
-    labvm.Tap.n, labvm.Tap.failed = saved
+    labvm.Tap.writer = saved
     return res
 
 
@@ -149,15 +148,6 @@ def main():
          ["[ 3.0] BUG: kernel NULL pointer dereference\nOops: 0002\n",
           "ok\n"], lambda r: r[:3] == (1, 1, 1) and named not in r[3]),
     ]
-    print("TAP version 13")
-    failed = 0
-    for i, (name, consoles, ok) in enumerate(cases, 1):
-        r = run(consoles)
-        good = ok(r)
-        failed += not good
-        print("%s %d labvm: %s" % ("ok" if good else "not ok", i, name))
-        if not good:
-            print("#   runs %d, checks %d, failed %d; TAP: %r" % r)
     booted = [
         ("router.booted: a guest that does not boot is one failed check, "
          "the guest is shut down, nothing escapes", (False, False),
@@ -168,25 +158,24 @@ def main():
         ("router.booted: a clean block counts its checks, none failed",
          (True, False), lambda r: r[:3] == (1, 0, True)),
     ]
-    for i, (name, args, ok) in enumerate(booted, len(cases) + 1):
+    print("TAP version 13")
+    out = tap.Tap(diag_lead="#   ", diag_on_pass=False)
+    for name, consoles, ok in cases:
+        r = run(consoles)
+        out.check("labvm: " + name, ok(r),
+                  "runs %d, checks %d, failed %d; TAP: %r" % r)
+    for name, args, ok in booted:
         r = run_booted(*args)
-        good = ok(r)
-        failed += not good
-        print("%s %d labvm: %s" % ("ok" if good else "not ok", i, name))
-        if not good:
-            print("#   checks %d, failed %d, shut down %s; TAP: %r" % r)
+        out.check("labvm: " + name, ok(r),
+                  "checks %d, failed %d, shut down %s; TAP: %r" % r)
     rc, left = run_prune()
-    good = rc == 0 and left == [0, 1, 2, 3, 4, 5, 7]
-    failed += not good
-    n = len(cases) + len(booted) + 1
-    print("%s %d labvm: lab_prune_cache keeps the 5 newest builds and any "
-          "used in the last day, removes an older one, and succeeds when "
-          "it keeps the last one it looks at" % ("ok" if good else "not ok",
-                                                   n))
-    if not good:
-        print("#   exit status %d, entries left %s" % (rc, left))
-    print("1..%d" % n)
-    return 1 if failed else 0
+    out.check("labvm: lab_prune_cache keeps the 5 newest builds and any "
+              "used in the last day, removes an older one, and succeeds "
+              "when it keeps the last one it looks at",
+              rc == 0 and left == [0, 1, 2, 3, 4, 5, 7],
+              "exit status %d, entries left %s" % (rc, left))
+    out.plan()
+    return out.exit_code()
 
 
 if __name__ == "__main__":

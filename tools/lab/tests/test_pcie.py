@@ -11,6 +11,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import pcie  # noqa: E402
+import tap  # noqa: E402
 
 
 def deltas(fwd, tdt, rdt, irqs=0, reads=0, tx_reads=None, rx_reads=None,
@@ -99,16 +100,16 @@ def case_cycles():
 def main():
     cases = [(n, f) for n, f in sorted(globals().items())
              if n.startswith("case_")]
-    print("TAP version 13\n1..%d" % len(cases))
-    failed = 0
-    for i, (name, f) in enumerate(cases, 1):
+    print("TAP version 13")
+    t = tap.Tap(diag_on_pass=False)
+    for name, f in cases:
         try:
             f()
-            print("ok %d %s" % (i, name[5:]))
+            t.check(name[5:], True)
         except AssertionError as e:
-            failed += 1
-            print("not ok %d %s\n# %r" % (i, name[5:], e))
-    return 1 if failed else 0
+            t.check(name[5:], False, repr(e))
+    t.plan()
+    return t.exit_code()
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ QDIR = os.path.dirname(HERE)
 LAB = os.path.dirname(QDIR)
 sys.path.insert(0, LAB)
 import labvm  # noqa: E402  (tools/lab/labvm.py: shared with router.py)
+import tap  # noqa: E402  (tools/lab/tap.py)
 from labvm import QMP, log, sections, sh  # noqa: E402
 sys.path.insert(0, HERE)
 from qtestlib import inet_checksum  # noqa: E402  (one checksum helper)
@@ -500,8 +501,7 @@ def main():
                     "properties for both NICs (e.g. msix=off: MSI only)")
     args = ap.parse_args()
     qemu = args.qemu or sh([os.path.join(QDIR, "build.sh")]).splitlines()[-1]
-    failed = 0
-    n = 0
+    t = tap.Tap(diag_lead="#   ")
     print("TAP version 13")
     for short in args.kernel or ["6.1", "6.12"]:
         kver, text, compare, host, boot, run, work = run_kernel(
@@ -515,14 +515,9 @@ def main():
         log("%s: QEMU start to /init %s s, whole run %.0f s; logs in %s"
             % (kver, "%.1f" % boot if boot else "?", run, work))
         for name, ok, evidence in checks(text, compare, host):
-            n += 1
-            print("%s %d %s: %s" % ("ok" if ok else "not ok", n, kver, name))
-            for line in str(evidence).splitlines():
-                print("#   " + line)
-            failed += not ok
-        sys.stdout.flush()
-    print("1..%d" % n)
-    return 1 if failed else 0
+            t.check("%s: %s" % (kver, name), ok, evidence)
+    t.plan()
+    return t.exit_code()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 import labvm  # noqa: E402  (tools/lab/labvm.py: QMP client shared)
+import tap as taplib  # noqa: E402  (tools/lab/tap.py)
 
 MAC = bytes.fromhex("525400123456")
 MAC_STR = ":".join("%02x" % b for b in MAC)
@@ -252,33 +253,25 @@ class QEMU:
             return ""
 
 
-class Tap:
-    """TAP lines "ok N NAME".  NAME is the same every run: values a run
-    measures or computes go to the diagnostics (diag, "# ..." lines)."""
+class Tap(taplib.Tap):
+    """tools/lab/tap.py's writer; a check runs FN, and an exception it
+    raises fails the check with its traceback.  NAME is the same every
+    run: values a run measures or computes go to the diagnostics (DIAG,
+    printed before the result)."""
 
     prefix = ""
 
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
     def check(self, name, fn, diag=None):
-        name = self.prefix + name
-        self.n += 1
         if diag:
-            print("# " + diag)
+            self.emit("# " + diag)
         try:
             fn()
-            print("ok %d %s" % (self.n, name))
+            ok, why = True, ""
         except HarnessError:
             raise
-        except Exception as e:
-            self.failed += 1
-            print("not ok %d %s" % (self.n, name))
-            for line in traceback.format_exc().splitlines():
-                print("# " + line)
-            del e
-        sys.stdout.flush()
+        except Exception:
+            ok, why = False, traceback.format_exc()
+        return super().check(self.prefix + name, ok, why)
 
 
 def expect(cond, msg):

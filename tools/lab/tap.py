@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tap.py: the lab's one TAP writer.  Every host-driven lab test prints
+its results through it (labvm.Tap for the guest tests, qtestlib.Tap for
+the device-model tests, the host-only tests directly):
+
+    ok N NAME
+    not ok N NAME
+    ok N NAME # SKIP WHY
+    # diagnostics
+    1..N
+
+NAME is the same every run: what a run measures goes in the diagnostics.
+Terminal control codes are dropped from diagnostics, so that a log stays
+text grep reads.
+"""
+
+import re
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class Tap:
+    """Numbered results of one program.  DIAG_LEAD starts each diagnostic
+    line; DIAG_TAIL keeps only that many last lines of a diagnostic;
+    with DIAG_ON_PASS off, a passing check prints none."""
+
+    def __init__(self, diag_lead="# ", diag_tail=None, diag_on_pass=True):
+        self.n = 0
+        self.failed = 0
+        self.lead = diag_lead
+        self.tail = diag_tail
+        self.on_pass = diag_on_pass
+        self.held = None        # lines kept back (hold(), release())
+
+    def emit(self, line):
+        if self.held is not None:
+            self.held.append(line)
+        else:
+            print(line, flush=True)
+
+    def diag(self, text):
+        lines = [CONTROL.sub("", x) for x in str(text).splitlines()]
+        lines = [x for x in lines if x.strip()]
+        for x in lines[-self.tail:] if self.tail else lines:
+            self.emit(self.lead + x)
+
+    def check(self, name, ok, diag="", skip=None):
+        """One result; returns OK as a bool (a skip is not a failure)."""
+        ok = bool(ok)
+        self.n += 1
+        if skip:
+            self.emit("ok %d %s # SKIP %s" % (self.n, name, skip))
+        else:
+            self.failed += not ok
+            self.emit("%s %d %s" % ("ok" if ok else "not ok", self.n, name))
+        if diag and (self.on_pass or skip or not ok):
+            self.diag(diag)
+        return ok
+
+    def hold(self):
+        """Keep the next lines back until release()."""
+        self.held = []
+
+    def release(self, drop=False):
+        lines, self.held = self.held or [], None
+        if not drop:
+            for x in lines:
+                print(x, flush=True)
+
+    def plan(self):
+        print("1..%d" % self.n, flush=True)
+
+    def exit_code(self):
+        return 1 if self.failed else 0
