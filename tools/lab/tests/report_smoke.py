@@ -27,24 +27,10 @@ import zlib
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, LAB)
 import pcie  # noqa: E402
+import tap  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(LAB))
 CONFIGS = ("igc", "igc_batch batched")
 MIN_PNG = 15000         # bytes: a plot with axes, lines and text
-
-
-class Tap:
-    def __init__(self):
-        self.n = self.failed = 0
-
-    def check(self, name, ok, diag=""):
-        self.n += 1
-        print("%sok %d - %s" % ("" if ok else "not ", self.n, name))
-        if not ok:
-            self.failed += 1
-            for line in str(diag).splitlines()[-15:]:
-                print("# " + line)
-        sys.stdout.flush()
-        return ok
 
 
 def png_info(path):
@@ -104,7 +90,7 @@ def main():
     ap.add_argument("--no-run", action="store_true",
                     help="check OUT as it is")
     a = ap.parse_args()
-    t = Tap()
+    t = tap.Tap(diag_tail=15, diag_on_pass=False)
     out = a.out
     if not a.no_run:
         cmd = ["/usr/bin/python3", os.path.join(LAB, "report.py"), "--smoke",
@@ -149,6 +135,10 @@ def main():
     t.check("the page has the MODELED PCIe and cycles tables, with the "
             "assumptions", 'class="pcie"' in page and 'class="cycles"' in
             page and html.escape(pcie.ASSUMPTIONS[0]) in page)
+    t.check("the page has the latency table: each configuration at the "
+            "lowest rate and saturated", 'class="latency"' in page and
+            all(re.search(r"<td>%s</td><td>stack</td><td>[\d,]+ / " %
+                          re.escape(lab), page) for lab in CONFIGS), "")
     refs = re.findall(r'<img src="([^"]+\.png)"', page)
     files = sorted(f for f in os.listdir(out) if f.endswith(".png")) \
         if os.path.isdir(out) else []
@@ -223,10 +213,10 @@ def main():
         rst = ""
         t.check("report-table.rst written", False, e)
     tables = grid_tables(rst)
-    t.check("report-table.rst: five grid tables (configurations, beside "
-            "FreeBSD, register accesses by kind, MODELED PCIe load and "
-            "cycles), every line of each as long as its first",
-            len(tables) == 5 and all(
+    t.check("report-table.rst: six grid tables (configurations, beside "
+            "FreeBSD, register accesses by kind, latency, MODELED PCIe "
+            "load and cycles), every line of each as long as its first",
+            len(tables) == 6 and all(
                 len({len(x) for x in b}) == 1 for b in tables),
             rst)
     main_rows = [x for x in (tables[0] if tables else [])
@@ -247,8 +237,8 @@ def main():
         t.check("the smoke run left Documentation/lab/report-table.rst "
                 "alone", not os.path.exists(doc) or
                 os.path.getmtime(doc) < t0)
-    print("1..%d" % t.n)
-    return 1 if t.failed else 0
+    t.plan()
+    return t.exit_code()
 
 
 if __name__ == "__main__":
