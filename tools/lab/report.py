@@ -384,7 +384,7 @@ def summarize(runs, fixed):
         c["lat_low_boots"] = []
         for name, rs in sorted(c.get("repeats", {}).items()):
             low = min(rs, key=lambda r: r["target_pps"])
-            if low.get("lat_p50_us") is not None:
+            if low.get("lat_p50_us") is not None and low.get("forwarded"):
                 c["lat_low_boots"].append(
                     (low["target_pps"], low["lat_p50_us"],
                      low.get("lat_p99_us")))
@@ -392,7 +392,8 @@ def summarize(runs, fixed):
                 if c["ramp"] else {})
         c["lat_over"] = ((over["target_pps"], over["lat_p50_us"],
                           over.get("lat_p99_us"))
-                         if over.get("lat_p50_us") is not None else None)
+                         if over.get("lat_p50_us") is not None and
+                         over.get("forwarded") else None)
     for c in out.values():
         c["repeat_peaks"] = {
             name: max(fwd_rate(r) for r in rs)
