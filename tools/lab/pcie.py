@@ -41,17 +41,21 @@ ASSUMPTIONS = (
     "4-byte completion up.",
     "Descriptors: a tail write lets the device fetch every descriptor it "
     "exposed at once, in reads of at most %d bytes (MRRS) split at the "
-    "ring's end (counted by the model); completions come back in %d-byte "
-    "pieces (the read completion boundary).  Silicon prefetches by "
+    "ring's end (counted by the model); each read's completions come back "
+    "in %d-byte pieces (the read completion boundary), for a read of the "
+    "run's mean size.  Silicon prefetches by "
     "thresholds and may merge the fetches of tail writes close in time: "
     "fewer reads than modeled, never more." % (MRRS, RCB),
     "Write-backs: TX descriptors completed in one pass written back in "
-    "writes of at most %d bytes (MPS; counted by the model); RX "
+    "writes of at most %d bytes (MPS; counted by the model), one "
+    "descriptor a packet (both drivers ask for a write-back on each "
+    "packet's last descriptor); RX "
     "descriptors one write each (the model receives frame by frame; the "
     "I226 may merge up to RXDCTL.WTHRESH)." % MPS,
     "Packet data: a received frame is written in writes of at most %d "
-    "bytes; a transmitted frame is one read request, completed in %d-byte "
-    "pieces.  Frames are the run's mean size without FCS." % (MPS, RCB),
+    "bytes; a transmitted frame (in one buffer, at most 512 bytes: the "
+    "64-byte frames of these runs) is one read request, completed in "
+    "%d-byte pieces.  Frames are the run's mean size without FCS." % (MPS, RCB),
     "One MSI-X message (a 4-byte write) per interrupt the model raised.",
 )
 
@@ -108,7 +112,8 @@ def port_load(c):
                          (c["rx_desc_reads"], c["rx_desc"])):
         add(up, reads, _tlp(HDR_REQ))
         nbytes = descs * DESC
-        cpl = max(reads, nbytes / RCB)
+        # each read completed in 64-byte pieces, a read of the mean size
+        cpl = reads * math.ceil(nbytes / reads / RCB) if reads else 0.0
         down[0] += cpl
         down[1] += cpl * _tlp(HDR_CPL) + nbytes
     # write-backs: TX merged by the model, RX one per descriptor

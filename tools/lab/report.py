@@ -21,6 +21,10 @@ Per kernel, each a separate guest boot with every configuration in it
   igc-insn     single-threaded TCG with the instruction counter: the same
                configurations and modes, one fixed-rate step each: guest
                instructions per forwarded packet (counted, not timed)
+  igc-1q-*     igc and igc_batch batched, stack forwarding, one queue per
+  igc-4q-*     port on one vCPU ("igc 1q": FreeBSD's single-core runs)
+               and four on four vCPUs ("4q": its ramps), a ramp and an
+               insn run each (--no-queues leaves them out)
   octep-0x100  dbb-octep ports at watermark 0x100: octeon_ep, octep_fix;
                stack forwarding ramp, then the insn run at the fixed rate
   octep-0x400  the same at watermark 0x400 (octep_fix oq_wmark=0x400),
@@ -77,6 +81,22 @@ CONFIGS = {
                         "#9467bd", "--"),
 }
 IGC = ["igc", "igc_batch off", "igc_batch skip-empty", "igc_batch batched"]
+# One queue per port on one vCPU (FreeBSD's single-core runs) and four on
+# four vCPUs (its load ramps): upstream igc and igc_batch batched, stack
+# forwarding, each pair in a boot of its own.  A label's last word names
+# its queue count; its baseline is igc with the same.
+QUEUE_ROWS = {"1q": 1, "4q": 4}
+for _q in QUEUE_ROWS:
+    CONFIGS["igc " + _q] = CONFIGS["igc"][:3] + (None, "#404040",
+                                                  ":" if _q == "1q" else "--")
+    CONFIGS["igc_batch batched " + _q] = CONFIGS["igc_batch batched"][:3] + (
+        None, "#2ca02c", ":" if _q == "1q" else "--")
+
+
+def queue_suffix(label):
+    """"1q"/"4q" for a queue-count row's label, else ""."""
+    last = label.split()[-1]
+    return last if last in QUEUE_ROWS else ""
 
 # FreeBSD on a Netgate 4200 (Intel I226, iflib igc; the iflib doorbell
 # post): four queues per port, 64-byte frames, one direction, pf off.
@@ -138,6 +158,20 @@ def plan(a):
             "--mode", "stack,xdp", "--rate", str(a.fixed),
             "--step-seconds", step_s, "--rss", "same", "--insn"],
             IGC, ["stack", "xdp"], 2))
+        if not a.no_queues:
+            for q, n in QUEUE_ROWS.items():
+                labels = ["igc " + q, "igc_batch batched " + q]
+                qargs = ["--smp", str(n), "--queues", str(n)]
+                runs.append(("igc-%s-rates" % q, k, [
+                    "--mode", "stack",
+                    "--steps", ",".join(map(krate, st)),
+                    "--step-seconds", step_s, "--rss", "same",
+                    "--accel", "tcg,thread=multi"] + qargs + until, labels,
+                    ["stack"], len(st)))
+                runs.append(("igc-%s-insn" % q, k, [
+                    "--mode", "stack", "--rate", str(a.fixed),
+                    "--step-seconds", step_s, "--rss", "same", "--insn"] +
+                    qargs, labels, ["stack"], 1))
         # the ramps again in new boots, last: the spread of the ratios
         repeats = [("igc-rates-%d" % i,) + rates[1:]
                    for i in range(2, a.repeat + 1)]
@@ -400,7 +434,8 @@ def summarize(runs, fixed):
             for name, rs in c.get("repeats", {}).items()}
     # ratios to the upstream driver of the same boot (same run)
     for c in out.values():
-        base = "igc" if c["family"] == "igc" else \
+        q = queue_suffix(c["config"])
+        base = ("igc " + q if q else "igc") if c["family"] == "igc" else \
             "octeon_ep " + c["config"].split()[-1]
         b = out.get((c["kernel"], base, c["mode"]))
         c["baseline"] = base
@@ -420,7 +455,9 @@ def summarize(runs, fixed):
                            else None)
         c["stalled"] = bool(c["ramp"]) and c["sat_pps"] < 1000 and \
             all(r["loss_pct"] > 50 for r in c["ramp"])
-    order = list(CONFIGS)
+    # each queue-count row after the two-queue rows of its family
+    order = IGC + [lab for lab in CONFIGS if queue_suffix(lab)] + [
+        lab for lab in CONFIGS if lab not in IGC and not queue_suffix(lab)]
     return sorted(out.values(), key=lambda c: (
         c["kernel"], order.index(c["config"]) if c["config"] in order else 99,
         c["mode"]))
@@ -432,26 +469,30 @@ def bars(configs):
     by = {(c["kernel"], c["config"], c["mode"]): c for c in configs}
     for c in configs:
         k, m = c["kernel"], c["mode"]
-        if c["config"] != "igc_batch batched":
+        q = queue_suffix(c["config"])
+        if c["config"] != ("igc_batch batched " + q).strip():
             continue
-        u = by.get((k, "igc", m))
+        u = by.get((k, ("igc " + q).strip(), m))
         if not u:
             continue
+        # which rows: "6.1 stack" (two queues), "6.1 stack, 4 queues"
+        who = "%s %s%s" % (k, m, ", %d queue%s" % (
+            QUEUE_ROWS[q], "s" if QUEUE_ROWS[q] > 1 else "") if q else "")
         if c["ramp"] and u["ramp"]:
-            res.append(("%s %s: batched forwards at least as much as igc "
+            res.append(("%s: batched forwards at least as much as igc "
                         "(saturation %.1f vs %.1f kpps)" % (
-                            k, m, c["sat_pps"] / 1e3, u["sat_pps"] / 1e3),
+                            who, c["sat_pps"] / 1e3, u["sat_pps"] / 1e3),
                         c["sat_pps"] >= u["sat_pps"]))
         if c["insn_per_pkt"] and u["insn_per_pkt"]:
-            res.append(("%s %s: batched guest instructions per packet at most "
-                        "igc's (%d vs %d)" % (k, m, c["insn_per_pkt"],
+            res.append(("%s: batched guest instructions per packet at most "
+                        "igc's (%d vs %d)" % (who, c["insn_per_pkt"],
                                               u["insn_per_pkt"]),
                         c["insn_per_pkt"] <= u["insn_per_pkt"]))
         if m == "stack" and c["tdt_at_over"] is not None:
-            res.append(("%s stack: batched TX doorbells per packet with the "
+            res.append(("%s: batched TX doorbells per packet with the "
                         "router saturated (%s offered, %.0f %% lost) <= 0.03 "
                         "(%.3f; %s at the highest lossless rate)" % (
-                            k, krate(c["over_offered"]), c["over_loss"],
+                            who, krate(c["over_offered"]), c["over_loss"],
                             c["tdt_at_over"], fmt(c["tdt_at_sat"], "%.3f")),
                         c["tdt_at_over"] <= 0.03))
     for c in configs:
@@ -1138,9 +1179,9 @@ def page(data, pngs):
 
 
 NOT_YET = ("the modeled PCIe traffic of dbb-octep's links, "
-           "nftables/conntrack rows, both-ways rows, four queues, "
-           "mixed sizes, latency as a row of its own ramp (here: the "
-           "ramps' lowest and highest steps).")
+           "nftables/conntrack rows, both-ways rows, XDP_REDIRECT with one "
+           "and four queues, mixed sizes, latency as a run of its own "
+           "(here: the ramps' lowest and highest steps).")
 
 
 def render(a, data):
@@ -1195,7 +1236,7 @@ def parse_args(argv):
         "report.json and report-table.rst.",
         epilog="Default: the lab's default kernel (6.1), 8 steps a ramp, "
         "2 s a step, the dbb-igc ramps in 2 boots, octep rows at "
-        "watermarks 0x100 and 0x400: about 11 minutes on a 2-core machine "
+        "watermarks 0x100 and 0x400: about 13 minutes on a 2-core machine "
         "(plus any wait for the lock).  Every guest run holds "
         "$DBB_GUEST_LOCK (/tmp/dbb-guest.lock), every module build "
         "$DBB_BUILD_LOCK (/tmp/dbb-build.lock); empty: no lock.")
@@ -1218,6 +1259,8 @@ def parse_args(argv):
                     "the @fixed columns (default 20000)")
     ap.add_argument("--no-octep", action="store_true",
                     help="leave out the octeon_ep / octep_fix rows")
+    ap.add_argument("--no-queues", action="store_true",
+                    help="leave out the one- and four-queue rows")
     ap.add_argument("--smoke", action="store_true",
                     help="the test's run: igc and igc_batch batched, stack "
                     "only, two 1 s steps and one instruction-count step; "
