@@ -315,14 +315,14 @@ def faults_boot(t, short, a, driver):
         changes = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
         sites = failure_sites(dmesg, driver)
         t.check(prefix + "failslab and fail_page_alloc failed allocations "
-                "made by the driver while it changed its rings (%d and %d "
-                "forced failures; then %d and %d in its datapath under "
-                "traffic, which page-pool and skb recycling may leave "
-                "with none)" % (fired[0] + fired[1]),
-                sum(fired[0]) > 0, "%s\nwhere (the driver's "
+                "made by the driver while it changed its rings (in its "
+                "datapath under traffic, page-pool and skb recycling may "
+                "leave them none)", sum(fired[0]) > 0,
+                "forced failures: %d and %d while changing the rings, %d "
+                "and %d in the datapath\n%s\nwhere (the driver's "
                 "innermost frame, of the reports dmesg kept): %s"
-                % (fired_out, ", ".join("%s %d" % kv for kv in
-                                        list(sites.items())[:10])))
+                % (fired[0] + fired[1] + (fired_out, ", ".join(
+                    "%s %d" % kv for kv in list(sites.items())[:10]))))
         rc, rec = r.g(RECOVER % {"a": r.ifa, "b": r.ifb, "ring": ring,
                                  "q": q}, check=False)
         e1 = r.ethtool_stats()
@@ -330,12 +330,13 @@ def faults_boot(t, short, a, driver):
                           r"refus|no memory|-12).*$" % re.escape(driver),
                           dmesg, re.M)
         rx_failed = alloc_failed(e1) - alloc_failed(e0)
-        t.check(prefix + "what failed was said: %d of %d changes refused, "
-                "%d driver messages, %d RX allocation failures counted "
-                "(ethtool -S)" % (changes[1], changes[0], len(said),
-                                  rx_failed),
-                changes[1] > 0 and (said or rx_failed > 0),
-                "\n".join(said[:10]))
+        t.check(prefix + "what failed was said: changes refused, with "
+                "driver messages or RX allocation failures counted "
+                "(ethtool -S)", changes[1] > 0 and (said or rx_failed > 0),
+                "%d of %d changes refused, %d driver messages, %d RX "
+                "allocation failures counted\n%s" % (
+                    changes[1], changes[0], len(said), rx_failed,
+                    "\n".join(said[:10])))
         bad = log_findings(dmesg)
         t.check(prefix + "no WARNING/BUG/KASAN/lockdep/RCU report and no "
                 "stack but allocation-failure reports while the faults "
