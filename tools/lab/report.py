@@ -104,10 +104,12 @@ def queue_suffix(label):
 FREEBSD = {"Original": (0.96, 3.0, "100 % (at 0.96 Mpps)"),
            "Fix": (2.57, 1.0, "23 % at 0.8 Mpps (Original: 36 %)"),
            "Batched": (3.58, 0.063, "70 % (at 3.58 Mpps)")}
+LINE_RATE_MPPS = 3.72  # 2.5 GbE, 64-byte frames, each direction
 FREEBSD_NOTE = ("FreeBSD: MEASURED on a Netgate 4200 (4 Intel Atom cores, "
                 "Intel I226), 4 queues per port, 64-byte frames one way, "
                 "pf off; doorbells per packet from the kernel's counter "
-                "(Batched: measured on one core).  Line rate 3.72 Mpps.")
+                "(Batched: measured on one core).  Line rate %.2f Mpps."
+                % LINE_RATE_MPPS)
 
 
 def krate(r):
@@ -343,6 +345,13 @@ def fwd_rate(r):
     return r["fwd_pps"]
 
 
+def latency(r):
+    """(offered pps, p50 us, p99 us) of a step that forwarded, or None."""
+    if r.get("lat_p50_us") is None or not r.get("forwarded"):
+        return None
+    return (r["target_pps"], r["lat_p50_us"], r.get("lat_p99_us"))
+
+
 def summarize(runs, fixed):
     """report.json's "configs": one entry per kernel, configuration and
     mode, from its rates run and its insn run."""
@@ -412,22 +421,12 @@ def summarize(runs, fixed):
         c["cycles_per_pkt"] = pcie.cycles(
             c["insn_per_pkt"], None if mm.get("tx_tail") is None else
             mm["tx_tail"] + mm["rx_tail"])
-    for c in out.values():
         # latency at the lowest rate offered (one packet at a time) in
         # each boot, and with the router saturated (the highest rate)
-        c["lat_low_boots"] = []
-        for name, rs in sorted(c.get("repeats", {}).items()):
-            low = min(rs, key=lambda r: r["target_pps"])
-            if low.get("lat_p50_us") is not None and low.get("forwarded"):
-                c["lat_low_boots"].append(
-                    (low["target_pps"], low["lat_p50_us"],
-                     low.get("lat_p99_us")))
-        over = (max(c["ramp"], key=lambda r: r["target_pps"])
-                if c["ramp"] else {})
-        c["lat_over"] = ((over["target_pps"], over["lat_p50_us"],
-                          over.get("lat_p99_us"))
-                         if over.get("lat_p50_us") is not None and
-                         over.get("forwarded") else None)
+        c["lat_low_boots"] = [x for x in (
+            latency(min(rs, key=lambda r: r["target_pps"]))
+            for _, rs in sorted(c.get("repeats", {}).items())) if x]
+        c["lat_over"] = latency(over) if over else None
     for c in out.values():
         c["repeat_peaks"] = {
             name: max(fwd_rate(r) for r in rs)
@@ -527,6 +526,7 @@ def median(v):
     n = len(v)
     return (v[n // 2] + v[(n - 1) // 2]) / 2.0
 
+
 def fmt(v, f, none="–"):
     return none if v is None else f % v
 
@@ -580,12 +580,13 @@ def latency_table(configs):
              "p50 / p99 µs at the lowest rate, each boot",
              "p50 / p99 µs saturated (offered)"]
     rows = []
+
+    def us(v):
+        return "–" if v is None else "{:,.0f}".format(v)
+
     for c in configs:
         if not c["lat_low_boots"] and not c["lat_over"]:
             continue
-        def us(v):
-            return "–" if v is None else "{:,.0f}".format(v)
-
         low = "; ".join("%s / %s" % (us(p50), us(p99))
                         for _, p50, p99 in c["lat_low_boots"])
         o = c["lat_over"]
@@ -1030,8 +1031,9 @@ def plots(data, out):
                 a0.text(right, mpps, "FreeBSD HW\n%s: %.2f" % (
                     name, mpps), ha="right", va="center", fontsize=7,
                     color="#555555", backgroundcolor="white")
-            a0.axhline(3.72, color="#b00000", ls=":", lw=0.8)
-            a0.text(right, 4.2, "line rate\n(2.5 GbE, 64 B):\n3.72",
+            a0.axhline(LINE_RATE_MPPS, color="#b00000", ls=":", lw=0.8)
+            a0.text(right, 4.2, "line rate\n(2.5 GbE, 64 B):\n%.2f"
+                    % LINE_RATE_MPPS,
                     ha="right", va="center", fontsize=7, color="#b00000")
             a0.set_xticks(range(len(pc)))
             a0.set_xticklabels([c["config"].replace(" ", "\n", 1)

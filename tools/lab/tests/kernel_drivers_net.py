@@ -67,7 +67,7 @@ import router  # noqa: E402
 
 # Each of our drivers beside the upstream driver of the same model.
 PEERS = (("igc", "igc_batch"), ("octeon_ep", "octep_fix"))
-OCTEON = ("octeon_ep", "octep_fix")
+OCTEON = PEERS[1]           # on dbb-octep ports
 
 SRC_PKG = "linux-source-6.12"
 SRC_TAR = "/usr/src/%s.tar.xz" % SRC_PKG
@@ -614,7 +614,7 @@ def checks(t, short, a, qemu, ksrc):
 def main():
     ap = labvm.test_args(__doc__.splitlines()[0])
     ap.add_argument("--driver", action="append", dest="drivers",
-                    choices=("igc", "igc_batch") + OCTEON,
+                    choices=sum(PEERS, ()),
                     help="driver under test, in this order (default: igc "
                     "then igc_batch)")
     ap.add_argument("--modules", help="our *.ko for the kernel (default: "

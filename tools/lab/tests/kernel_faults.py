@@ -186,6 +186,9 @@ echo %(interval)d >$F/interval; echo %(times)d >$F/times
 echo 100 >$F/probability
 echo "@@ARMED"
 """
+POOL_CHECK = ("page_pool_alloc_pages() failed under traffic "
+              "(fail_function, as pp_alloc_fail.py): the driver counted "
+              "every failure in ethtool -S")
 # ... off, and what it forced; off again whatever happened to the arming
 POOL_OFF = """
 F=/sys/kernel/debug/fail_function
@@ -272,10 +275,7 @@ def faults_boot(t, short, a, driver):
         rc, out = r.g(ARM % {"mod": driver, "times": TIMES}, check=False)
         if "@@NOFI" in out:
             for what in ("faults fired", "said what failed", "log clean",
-                         "page_pool_alloc_pages() failed under traffic "
-                         "(fail_function, as pp_alloc_fail.py): the "
-                         "driver counted every failure in ethtool -S",
-                         "forwarding after",
+                         POOL_CHECK, "forwarding after",
                          "no leak", "no leak after rmmod"):
                 t.check(prefix + what, True, skip="the kernel has no "
                         "fault injection (the lab's 6.12-debug has)")
@@ -376,9 +376,7 @@ def pool_check(t, r, prefix):
     """Phase 3: page_pool_alloc_pages() fails every POOL_INTERVAL-th call
     from the driver under traffic; the driver counts each failure it
     met."""
-    name = prefix + ("page_pool_alloc_pages() failed under traffic "
-                     "(fail_function, as pp_alloc_fail.py): the driver "
-                     "counted every failure in ethtool -S")
+    name = prefix + POOL_CHECK
     r.mode_setup("stack")
     e0 = r.ethtool_stats()
     out = ""

@@ -100,8 +100,6 @@ void octf_stats_retire(struct octf_port *p, struct octf_qv **qvs,
 {
 	unsigned int i;
 
-	if (!n)
-		return;
 	write_seqlock(&p->retired_lock);
 	for (i = 0; i < n; i++) {
 		octf_qv_add(qvs[i], &p->retired);
