@@ -197,6 +197,7 @@ struct igcb_tx_buf {
 struct igcb_tx_db_stats {
 	u64 tail_writes;	/* TDT writes */
 	u64 held;		/* stack transmits whose doorbell a batch held */
+	u64 xmit_more;		/* ... that the stack's xmit_more held */
 	u64 batch_rings;	/* batch-end flushes that wrote TDT */
 	u64 skipped_empty;	/* rings not rung: nothing new to publish */
 	u64 rescued;		/* watchdog rang a stranded tail */

@@ -122,18 +122,25 @@ void igcb_db_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes)
 	if (READ_ONCE(ring->adapter->db_flags) & IGCB_DB_TX_BATCHED) {
 		now = dbbatch_tx_sent_queue(&ring->dbq, bytes,
 					    igcb_tx_used(ring), ring->count);
-		if (!now && !more) {
-			u64_stats_update_begin(&ring->db_sync);
-			ring->db.held++;
-			u64_stats_update_end(&ring->db_sync);
-		}
 	} else {
 		/* Upstream igc: BQL first, then ring unless xmit_more. */
 		netdev_tx_sent_queue(txq, bytes);
 		now = netif_xmit_stopped(txq) || !more;
 	}
-	if (now)
+	if (now) {
 		igcb_db_tx_flush(ring, IGCB_DB_XMIT);
+		return;
+	}
+	/* Who held it: the stack's bulk or our batch.  Each transmit is
+	 * rung at once or counted once here, which is what lets a test
+	 * account for every tail write.
+	 */
+	u64_stats_update_begin(&ring->db_sync);
+	if (more)
+		ring->db.xmit_more++;
+	else
+		ring->db.held++;
+	u64_stats_update_end(&ring->db_sync);
 }
 
 /**

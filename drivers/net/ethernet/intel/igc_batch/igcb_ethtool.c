@@ -26,7 +26,7 @@ static const char * const igcb_global_stats[] = {
 /* Per TX queue, printed as tx_q<N>_<name>, in this order. */
 static const char * const igcb_txq_stats[] = {
 	"packets", "bytes", "restarts", "busy", "dropped",
-	"tail_writes", "db_held", "db_batch_rings", "db_skipped_empty",
+	"tail_writes", "db_held", "db_xmit_more", "db_batch_rings", "db_skipped_empty",
 	"db_rescued", "xdp_xmit", "xdp_xmit_errors",
 };
 
@@ -284,6 +284,7 @@ static u64 *igcb_txq_values(struct igcb_tx_ring *r, u64 *p)
 	*p++ = db.dropped;
 	*p++ = db.tail_writes;
 	*p++ = db.held;
+	*p++ = db.xmit_more;
 	*p++ = db.batch_rings;
 	*p++ = db.skipped_empty;
 	*p++ = db.rescued;
