@@ -172,9 +172,8 @@ static void dbb_igc_rx_stats(DbbIgcState *s, const uint8_t *da, size_t wire)
     dbb_igc_stat_add(s, IGC_R_RPTHC, 1);
     dbb_igc_stat_add64(s, IGC_R_GORCL, wire);
     dbb_igc_stat_add64(s, IGC_R_HGORCL, wire);
-    if (wire <= 1522) {
-        dbb_igc_stat_add(s, IGC_R_PRC64 + 4 * b, 1);
-    }
+    /* PRC1522 takes 1024 bytes up to the largest frame RCTL accepts */
+    dbb_igc_stat_add(s, IGC_R_PRC64 + 4 * b, 1);
     if (is_broadcast_ether_addr(da)) {
         dbb_igc_stat_add(s, IGC_R_BPRC, 1);
     } else if (is_multicast_ether_addr(da)) {

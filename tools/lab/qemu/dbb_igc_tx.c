@@ -86,9 +86,7 @@ static void dbb_igc_tx_stats(DbbIgcState *s, const uint8_t *frame,
     dbb_igc_stat_add64(s, IGC_R_GOTCL, wire);
     dbb_igc_stat_add64(s, IGC_R_TOTL, wire);
     dbb_igc_stat_add64(s, IGC_R_HGOTCL, wire);
-    if (wire <= 1522) {
-        dbb_igc_stat_add(s, ptc[b], 1);
-    }
+    dbb_igc_stat_add(s, ptc[b], 1);     /* PTC1522: 1024 bytes or more */
     if (is_broadcast_ether_addr(frame)) {
         dbb_igc_stat_add(s, IGC_R_BPTC, 1);
     } else if (is_multicast_ether_addr(frame)) {

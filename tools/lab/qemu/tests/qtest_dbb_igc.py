@@ -47,6 +47,7 @@ GPIE, EICS, EIMS, EIMC, EIAC, EIAM, EICR = (0x1514, 0x1520, 0x1524, 0x1528,
 IVAR0, IVAR_MISC = 0x1700, 0x1740
 RXCSUM, RLPML, MTA, MRQC = 0x5000, 0x5004, 0x5200, 0x5818
 MPC, GPRC, GPTC, RNBC, TPR, TPT = 0x4010, 0x4074, 0x4080, 0x40A0, 0x40D0, 0x40D4
+PRC1522, PTC1522 = 0x4070, 0x40EC
 
 
 def EITR(n): return 0x1680 + 4 * n
@@ -922,8 +923,12 @@ def run_main(tap, q, d):
                 ipv4(b"\x0a\0\0\2", b"\x0a\0\0\1", 17,
                      udp(7, 9, bytes(range(256)) * 11,
                          b"\x0a\0\0\2", b"\x0a\0\0\1")))
+        q.readl(PRC1522)
         q.send_frame(f)
         wait_for(lambda: q.readl(RDH(1)) == 3, "3 descriptors used")
+        # the last size bin is 1024 bytes to the largest frame accepted
+        expect(q.readl(PRC1522) == 1, "PRC1522 did not count a %d-byte "
+               "frame" % (len(f) + 4))
         descs = [d.rx_desc(1, i) for i in range(3)]
         expect([x["len"] for x in descs] == [1024, 1024, len(f) - 2048],
                "lengths %s" % [x["len"] for x in descs])
@@ -939,8 +944,17 @@ def run_main(tap, q, d):
         q.readl(STATUS)
         expect(q.truth()["rx_frames"][1] == before, "oversize accepted")
         expect(q.readl(0x40AC) == 1, "ROC")
+        q.readl(PTC1522)
+        out = eth(PEER_MAC, MAC, 0x0800, b"\1" * 2000)
+        q.mem_write(d.RAM_TX_BUF, out)
+        d.tx_put(0, [d.data_desc(d.RAM_TX_BUF, len(out))])
+        q.writel(TDT(0), d.tx_tail)
+        expect(q.recv_frame() == out, "2014-byte frame not sent")
+        expect(q.readl(PTC1522) == 1, "PTC1522 did not count a 2018-byte "
+               "frame")
     tap.check("jumbo: RCTL.LPE + 1 KiB SRRCTL buffers -> multi-descriptor "
-              "frame; oversize dropped", t_jumbo)
+              "frame, counted in PRC1522 (1024 to max), and sent in "
+              "PTC1522; oversize dropped", t_jumbo)
 
     def t_rss():
         key = bytes((i * 37 + 11) & 0xFF for i in range(40))
