@@ -234,7 +234,7 @@ static uint32_t dbb_octep_fw_command(DbbOctepState *s, const uint8_t *req,
         if (sub == NET_GET) {
             /*
              * {u64 supported, u64 advertised, u8 autoneg, u8 pause, u32
-             * speed at +20}: one 10GBASE-R mode
+             * speed at +20}: one mode, bit 0 (10GBASE-T in octeon_ep)
              */
             stq_le_p(resp + 8, BIT_ULL(0));
             stq_le_p(resp + 16, BIT_ULL(0));

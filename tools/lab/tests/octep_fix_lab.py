@@ -32,7 +32,8 @@ Router boot, both ports at the stock watermark 0x100:
   block laps the ring, the driver says so once, falls back to 0x100 and
   restarts its rings, after which a full ring does not lap;
   never more held than the grant; BQL; link flap from the firmware;
-  bad ring sizes refused, nothing changed; ethtool -L (the port's totals
+  bad ring sizes refused, nothing changed; link settings from the
+  firmware, and what it cannot do refused; ethtool -L (the port's totals
   never go back); native XDP_DROP,
   XDP_TX and XDP_PASS; system sleep; heartbeat loss takes the port
   down and back; a firmware that answers late or not at all keeps the
@@ -473,6 +474,38 @@ dmesg | grep 'rx ring' | tail -n 1
     r.g("ethtool -G %s rx %d && carrier %s 1 30\n" % (r.ifa, RING, r.ifa))
 
 
+def link_settings_checks(t, r):
+    """ethtool's link settings come from the firmware's LINK_INFO (one
+    mode on dbb-octep: bit 0, 10GBASE-T; no auto-negotiation); what the
+    firmware cannot do is refused with a message and changes nothing."""
+    A = r.ifa
+    rc, out = r.g("ethtool %s\n" % A, check=False)
+    t.check("ethtool shows the firmware's link modes (10000baseT/Full "
+            "supported and advertised, auto-negotiation off, 10000 Mb/s)",
+            rc == 0 and re.search(r"Supported link modes:\s+10000baseT/Full",
+                                  out) and
+            re.search(r"Advertised link modes:\s+10000baseT/Full", out) and
+            re.search(r"Auto-negotiation: off", out) and
+            "Speed: 10000Mb/s" in out, out)
+    for args, why in (("advertise 0x1", "advertise only modes the port "
+                       "supports"),
+                      ("autoneg on", "no auto-negotiation"),
+                      ("duplex half", "only full duplex")):
+        rc, out = r.g("""
+ethtool -s %s %s 2>&1; echo "@@RC $?"
+ethtool %s | grep -A1 'Advertised link modes'
+dmesg | tail -n 3
+""" % (A, args, A), check=False)
+        t.check("ethtool -s %s is refused with a message, the advertised "
+                "modes stay" % args, "@@RC 0" not in out and why in out and
+                re.search(r"Advertised link modes:\s+10000baseT/Full", out),
+                out)
+    rc, out = r.g("ethtool -s %s speed 10000 duplex full autoneg off && "
+                  "carrier %s 1 10\n" % (A, A), check=False)
+    t.check("ethtool -s speed 10000 duplex full autoneg off (what the port "
+            "does) is accepted, the link stays up", rc == 0, out)
+
+
 TOTALS = ("rx_packets", "rx_bytes", "rx_dropped", "tx_packets", "tx_bytes",
           "tx_dropped")
 
@@ -803,6 +836,7 @@ def router_boot(t, short, a):
         mismatch_high(t, r)
         dma_checks(t, r, "after the lap")
         ring_size_checks(t, r)
+        link_settings_checks(t, r)
         channel_checks(t, r)
         xdp_action_checks(t, r)
         suspend_checks(t, r)

@@ -272,6 +272,20 @@ struct octf_test {
 	bool quiesced;		/* NAPI held by the quiesce knob */
 };
 
+/* LINK_INFO's answer: the firmware's link-mode bits (octf_ethtool.c maps
+ * them to ethtool's), auto-negotiation and pause as two bits each.
+ */
+struct octf_link_info {
+	u64 supported;
+	u64 advertised;
+	u8 autoneg;		/* OCTF_LINK_SUPPORTED, OCTF_LINK_ADVERTISED */
+	u8 pause;		/* the same two bits */
+	u32 speed;		/* Mb/s */
+};
+
+#define OCTF_LINK_SUPPORTED	BIT(0)
+#define OCTF_LINK_ADVERTISED	BIT(1)
+
 struct octf_port {
 	struct net_device *netdev;
 	struct pci_dev *pdev;
@@ -363,7 +377,9 @@ int octf_fw_set_mac(struct octf_port *p, const u8 *addr);
 int octf_fw_get_link(struct octf_port *p);
 int octf_fw_set_link(struct octf_port *p, bool up);
 int octf_fw_set_rx_state(struct octf_port *p, bool up);
-int octf_fw_get_link_info(struct octf_port *p);
+int octf_fw_get_link_info(struct octf_port *p, struct octf_link_info *li);
+int octf_fw_set_link_info(struct octf_port *p,
+			  const struct octf_link_info *li);
 void octf_fw_dev_remove(struct octf_port *p);
 void octf_fw_notify(struct octf_port *p, const u8 *msg, u32 len);
 int octf_fw_port_up(struct octf_port *p);

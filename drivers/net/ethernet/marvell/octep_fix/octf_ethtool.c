@@ -9,6 +9,7 @@
  */
 
 #include <linux/ethtool.h>
+#include <linux/linkmode.h>
 #include <linux/rtnetlink.h>
 
 #include "octf.h"
@@ -275,15 +276,90 @@ static int octf_set_priv_flags(struct net_device *netdev, u32 flags)
 	return 0;
 }
 
+/* The firmware's link-mode bits, in their order (Marvell's
+ * octep_link_mode_bit_indices), as ethtool's link mode bits by number:
+ * enum ethtool_link_mode_bit_indices is user ABI, never renumbered, and
+ * its names trip checkpatch's CamelCase check.
+ */
+static const u8 octf_link_modes[] = {
+	12,		/* 10000baseT_Full */
+	20,		/* 10000baseR_FEC */
+	42,		/* 10000baseCR_Full */
+	19,		/* 10000baseKR_Full */
+	44,		/* 10000baseLR_Full */
+	43,		/* 10000baseSR_Full */
+	31,		/* 25000baseCR_Full */
+	32,		/* 25000baseKR_Full */
+	33,		/* 25000baseSR_Full */
+	24,		/* 40000baseCR4_Full */
+	23,		/* 40000baseKR4_Full */
+	26,		/* 40000baseLR4_Full */
+	25,		/* 40000baseSR4_Full */
+	34,		/* 50000baseCR2_Full */
+	35,		/* 50000baseKR2_Full */
+	40,		/* 50000baseSR2_Full */
+	54,		/* 50000baseCR_Full */
+	52,		/* 50000baseKR_Full */
+	55,		/* 50000baseLR_ER_FR_Full */
+	53,		/* 50000baseSR_Full */
+	38,		/* 100000baseCR4_Full */
+	36,		/* 100000baseKR4_Full */
+	39,		/* 100000baseLR4_ER4_Full */
+	37,		/* 100000baseSR4_Full */
+};
+
+enum {
+	OCTF_LM_AUTONEG = 6,		/* Autoneg */
+	OCTF_LM_PAUSE = 13,		/* Pause */
+	OCTF_LM_FIBRE = 10,		/* FIBRE */
+};
+
+static void octf_modes_to_ethtool(u64 fw, unsigned long *mask, u8 an,
+				  u8 pause, u8 which)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(octf_link_modes); i++)
+		if (fw & BIT_ULL(i))
+			__set_bit(octf_link_modes[i], mask);
+	if (an & which)
+		__set_bit(OCTF_LM_AUTONEG, mask);
+	if (pause & which)
+		__set_bit(OCTF_LM_PAUSE, mask);
+	__set_bit(OCTF_LM_FIBRE, mask);
+}
+
+static u64 octf_modes_from_ethtool(const unsigned long *mask)
+{
+	unsigned int i;
+	u64 fw = 0;
+
+	for (i = 0; i < ARRAY_SIZE(octf_link_modes); i++)
+		if (test_bit(octf_link_modes[i], mask))
+			fw |= BIT_ULL(i);
+	return fw;
+}
+
+/* The firmware owns the link: what it reports, asked each time. */
 static int octf_get_link_ksettings(struct net_device *netdev,
 				   struct ethtool_link_ksettings *ks)
 {
 	struct octf_port *p = netdev_priv(netdev);
+	struct octf_link_info li;
 
 	ethtool_link_ksettings_zero_link_mode(ks, supported);
 	ethtool_link_ksettings_zero_link_mode(ks, advertising);
-	ks->base.port = PORT_OTHER;
-	ks->base.autoneg = AUTONEG_DISABLE;
+	ks->base.port = PORT_FIBRE;
+	if (!octf_fw_get_link_info(p, &li)) {
+		octf_modes_to_ethtool(li.supported, ks->link_modes.supported,
+				      li.autoneg, li.pause,
+				      OCTF_LINK_SUPPORTED);
+		octf_modes_to_ethtool(li.advertised,
+				      ks->link_modes.advertising, li.autoneg,
+				      li.pause, OCTF_LINK_ADVERTISED);
+		ks->base.autoneg = li.autoneg & OCTF_LINK_ADVERTISED ?
+				   AUTONEG_ENABLE : AUTONEG_DISABLE;
+	}
 	if (netif_carrier_ok(netdev) && p->link_speed) {
 		ks->base.speed = p->link_speed;
 		ks->base.duplex = DUPLEX_FULL;
@@ -294,10 +370,57 @@ static int octf_get_link_ksettings(struct net_device *netdev,
 	return 0;
 }
 
+/* Advertised modes, speed and auto-negotiation go to the firmware, which
+ * applies them; what it cannot do is refused here with the reason.
+ */
+static int octf_set_link_ksettings(struct net_device *netdev,
+				   const struct ethtool_link_ksettings *ks)
+{
+	__ETHTOOL_DECLARE_LINK_MODE_MASK(supported) = { 0 };
+	struct octf_port *p = netdev_priv(netdev);
+	bool an = ks->base.autoneg == AUTONEG_ENABLE;
+	struct octf_link_info li;
+	u64 adv;
+	int err;
+
+	if (ks->base.duplex != DUPLEX_FULL &&
+	    ks->base.duplex != DUPLEX_UNKNOWN) {
+		netdev_err(netdev, "only full duplex is supported\n");
+		return -EOPNOTSUPP;
+	}
+	err = octf_fw_get_link_info(p, &li);
+	if (err)
+		return err;
+	if (an && !(li.autoneg & OCTF_LINK_SUPPORTED)) {
+		netdev_err(netdev, "the firmware offers no auto-negotiation on this port: set autoneg off\n");
+		return -EOPNOTSUPP;
+	}
+	/* ethtool's bits, not the firmware's: a mode the firmware has no bit
+	 * for (10baseT/Half...) must be refused, not dropped.
+	 */
+	octf_modes_to_ethtool(li.supported, supported, li.autoneg, li.pause,
+			      OCTF_LINK_SUPPORTED);
+	adv = octf_modes_from_ethtool(ks->link_modes.advertising);
+	if (!linkmode_subset(ks->link_modes.advertising, supported) || !adv) {
+		netdev_err(netdev, "advertise only modes the port supports (ethtool %s shows them)\n",
+			   netdev->name);
+		return -EINVAL;
+	}
+	if (adv == li.advertised && ks->base.speed == li.speed &&
+	    an == !!(li.autoneg & OCTF_LINK_ADVERTISED))
+		return 0;
+	li.advertised = adv;
+	li.speed = ks->base.speed;
+	li.autoneg = (li.autoneg & OCTF_LINK_SUPPORTED) |
+		     (an ? OCTF_LINK_ADVERTISED : 0);
+	return octf_fw_set_link_info(p, &li);
+}
+
 static const struct ethtool_ops octf_ethtool_ops = {
 	.get_drvinfo		= octf_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= octf_get_link_ksettings,
+	.set_link_ksettings	= octf_set_link_ksettings,
 	.get_sset_count		= octf_get_sset_count,
 	.get_strings		= octf_get_strings,
 	.get_ethtool_stats	= octf_get_ethtool_stats,

@@ -21,6 +21,9 @@
 #include "octf.h"
 
 #define OCTF_REQ_HDR	8
+/* LINK_INFO's body, and the request: {u16 op, 6 bytes pad, body} */
+#define OCTF_LINK_INFO_LEN	24
+#define OCTF_LINK_INFO_REQ	(8 + OCTF_LINK_INFO_LEN)
 
 /**
  * octf_fw_ready - has the firmware said it is ready?
@@ -52,7 +55,7 @@ bool octf_fw_ready(struct pci_dev *pdev)
 static int octf_fw_cmd(struct octf_port *p, u16 cmd, const void *data,
 		       u32 dlen, void *out, u32 olen)
 {
-	u8 req[OCTF_REQ_HDR + 24] = { 0 };
+	u8 req[OCTF_REQ_HDR + OCTF_LINK_INFO_REQ] = { 0 };
 	u8 resp[96];
 	int ret;
 
@@ -160,20 +163,40 @@ int octf_fw_set_rx_state(struct octf_port *p, bool up)
 	return octf_fw_u16(p, OCTF_CMD_RX_STATE, OCTF_NET_SET, up, NULL);
 }
 
-/* LINK_INFO: {u64 supported, u64 advertised, u8 autoneg, u8 pause, u32
- * speed at +20 (Mb/s)}.
+/* LINK_INFO: the request is {u16 op, 6 pad, body}, the answer the body:
+ * {u64 supported, u64 advertised, u8 autoneg, u8 pause, 2 pad, u32
+ * speed (Mb/s)}.
  */
-int octf_fw_get_link_info(struct octf_port *p)
+int octf_fw_get_link_info(struct octf_port *p, struct octf_link_info *li)
 {
 	u8 data[2] = { OCTF_NET_GET, 0 };
-	u8 info[24];
+	u8 info[OCTF_LINK_INFO_LEN];
 	int err;
 
 	err = octf_fw_cmd(p, OCTF_CMD_LINK_INFO, data, sizeof(data), info,
 			  sizeof(info));
-	if (!err)
-		p->link_speed = get_unaligned_le32(info + 20);
-	return err;
+	if (err)
+		return err;
+	li->supported = get_unaligned_le64(info);
+	li->advertised = get_unaligned_le64(info + 8);
+	li->autoneg = info[16];
+	li->pause = info[17];
+	li->speed = get_unaligned_le32(info + 20);
+	return 0;
+}
+
+int octf_fw_set_link_info(struct octf_port *p,
+			  const struct octf_link_info *li)
+{
+	u8 data[OCTF_LINK_INFO_REQ] = { OCTF_NET_SET, 0 };
+	u8 *body = data + OCTF_LINK_INFO_REQ - OCTF_LINK_INFO_LEN;
+
+	put_unaligned_le64(li->supported, body);
+	put_unaligned_le64(li->advertised, body + 8);
+	body[16] = li->autoneg;
+	body[17] = li->pause;
+	put_unaligned_le32(li->speed, body + 20);
+	return octf_fw_cmd(p, OCTF_CMD_LINK_INFO, data, sizeof(data), NULL, 0);
 }
 
 /* Tell the firmware the host driver is going away; no answer needed. */
@@ -221,6 +244,7 @@ void octf_fw_notify(struct octf_port *p, const u8 *msg, u32 len)
  */
 int octf_fw_port_up(struct octf_port *p)
 {
+	struct octf_link_info li;
 	int err, link;
 
 	err = octf_fw_set_rx_state(p, true);
@@ -228,8 +252,7 @@ int octf_fw_port_up(struct octf_port *p)
 		err = octf_fw_set_link(p, true);
 	if (err)
 		goto fail;
-	if (octf_fw_get_link_info(p))
-		p->link_speed = 0;
+	p->link_speed = octf_fw_get_link_info(p, &li) ? 0 : li.speed;
 	link = octf_fw_get_link(p);
 	if (link < 0) {
 		err = link;
