@@ -473,6 +473,47 @@ static void igcb_get_pause_stats(struct net_device *netdev,
 	spin_unlock(&a->stats_lock);
 }
 
+/* The MAC's size bins, PRC64..PRC1522 and PTC64..PTC1522, one register
+ * apart; lengths count the FCS, as RMON's do.  The last bin takes every
+ * frame from 1024 bytes up to the largest the port accepts.
+ */
+#define IGCB_RMON_BINS	6
+
+static const struct ethtool_rmon_hist_range igcb_rmon_ranges[] = {
+	{    0,   64 },
+	{   65,  127 },
+	{  128,  255 },
+	{  256,  511 },
+	{  512, 1023 },
+	{ 1024, IGCB_MAX_JUMBO_FRAME },
+	{}
+};
+
+/* ethtool -S DEV --groups rmon; tools/testing/selftests/drivers/net/hw/
+ * ethtool_rmon.sh sends frames of each bin's size both ways.
+ */
+static void igcb_get_rmon_stats(struct net_device *netdev,
+				struct ethtool_rmon_stats *s,
+				const struct ethtool_rmon_hist_range **ranges)
+{
+	struct igcb_adapter *a = netdev_priv(netdev);
+	unsigned int i;
+
+	if (netif_device_present(netdev))
+		igcb_update_stats(a);
+	spin_lock(&a->stats_lock);
+	s->undersize_pkts = igcb_mac_stat(a, IGCB_RUC);
+	s->oversize_pkts = igcb_mac_stat(a, IGCB_ROC);
+	s->fragments = igcb_mac_stat(a, IGCB_RFC);
+	s->jabbers = igcb_mac_stat(a, IGCB_RJC);
+	for (i = 0; i < IGCB_RMON_BINS; i++) {
+		s->hist[i] = igcb_mac_stat(a, IGCB_PRC64 + 4 * i);
+		s->hist_tx[i] = igcb_mac_stat(a, IGCB_PTC64 + 4 * i);
+	}
+	spin_unlock(&a->stats_lock);
+	*ranges = igcb_rmon_ranges;
+}
+
 static int igcb_set_pauseparam(struct net_device *netdev,
 			       struct ethtool_pauseparam *pause)
 {
@@ -831,6 +872,7 @@ static const struct ethtool_ops igcb_ethtool_ops = {
 	.get_pauseparam		= igcb_get_pauseparam,
 	.set_pauseparam		= igcb_set_pauseparam,
 	.get_pause_stats	= igcb_get_pause_stats,
+	.get_rmon_stats		= igcb_get_rmon_stats,
 	.get_coalesce		= igcb_get_coalesce,
 	.set_coalesce		= igcb_set_coalesce,
 	.get_rxnfc		= igcb_get_rxnfc,
