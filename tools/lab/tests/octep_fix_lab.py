@@ -487,8 +487,10 @@ def link_settings_checks(t, r):
             re.search(r"Advertised link modes:\s+10000baseT/Full", out) and
             re.search(r"Auto-negotiation: off", out) and
             "Speed: 10000Mb/s" in out, out)
-    for args, why in (("advertise 0x1", "advertise only modes the port "
-                       "supports"),
+    for args, why in (("advertise 0x1", "modes the port supports"),
+                      ("advertise 0", "modes the port supports"),
+                      ("speed 25000 autoneg off", "no advertised mode runs "
+                       "at 25000 Mb/s"),
                       ("autoneg on", "no auto-negotiation"),
                       ("duplex half", "only full duplex")):
         rc, out = r.g("""

@@ -340,17 +340,45 @@ static u64 octf_modes_from_ethtool(const unsigned long *mask)
 	return fw;
 }
 
-/* The firmware owns the link: what it reports, asked each time. */
+/* The speed of firmware mode bit @i (octf_link_modes' order), Mb/s */
+static u32 octf_mode_speed(unsigned int i)
+{
+	if (i < 6)
+		return SPEED_10000;
+	if (i < 9)
+		return SPEED_25000;
+	if (i < 13)
+		return SPEED_40000;
+	if (i < 20)
+		return SPEED_50000;
+	return SPEED_100000;
+}
+
+static bool octf_speed_supported(u64 modes, u32 speed)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(octf_link_modes); i++)
+		if ((modes & BIT_ULL(i)) && octf_mode_speed(i) == speed)
+			return true;
+	return false;
+}
+
+/* The firmware owns the link: what it reports, asked each time, unless
+ * it stopped answering (each request would hold RTNL for the mailbox's
+ * timeout).
+ */
 static int octf_get_link_ksettings(struct net_device *netdev,
 				   struct ethtool_link_ksettings *ks)
 {
 	struct octf_port *p = netdev_priv(netdev);
-	struct octf_link_info li;
+	struct octf_link_info li = { .speed = p->link_speed };
 
 	ethtool_link_ksettings_zero_link_mode(ks, supported);
 	ethtool_link_ksettings_zero_link_mode(ks, advertising);
 	ks->base.port = PORT_FIBRE;
-	if (!octf_fw_get_link_info(p, &li)) {
+	if (!test_bit(OCTF_FW_LOST, &p->state) &&
+	    !octf_fw_get_link_info(p, &li)) {
 		octf_modes_to_ethtool(li.supported, ks->link_modes.supported,
 				      li.autoneg, li.pause,
 				      OCTF_LINK_SUPPORTED);
@@ -360,8 +388,8 @@ static int octf_get_link_ksettings(struct net_device *netdev,
 		ks->base.autoneg = li.autoneg & OCTF_LINK_ADVERTISED ?
 				   AUTONEG_ENABLE : AUTONEG_DISABLE;
 	}
-	if (netif_carrier_ok(netdev) && p->link_speed) {
-		ks->base.speed = p->link_speed;
+	if (netif_carrier_ok(netdev) && li.speed) {
+		ks->base.speed = li.speed;
 		ks->base.duplex = DUPLEX_FULL;
 	} else {
 		ks->base.speed = SPEED_UNKNOWN;
@@ -380,6 +408,7 @@ static int octf_set_link_ksettings(struct net_device *netdev,
 	struct octf_port *p = netdev_priv(netdev);
 	bool an = ks->base.autoneg == AUTONEG_ENABLE;
 	struct octf_link_info li;
+	u32 speed;
 	u64 adv;
 	int err;
 
@@ -387,6 +416,10 @@ static int octf_set_link_ksettings(struct net_device *netdev,
 	    ks->base.duplex != DUPLEX_UNKNOWN) {
 		netdev_err(netdev, "only full duplex is supported\n");
 		return -EOPNOTSUPP;
+	}
+	if (test_bit(OCTF_FW_LOST, &p->state)) {
+		netdev_err(netdev, "the firmware is not answering: link settings unchanged\n");
+		return -EIO;
 	}
 	err = octf_fw_get_link_info(p, &li);
 	if (err)
@@ -396,21 +429,30 @@ static int octf_set_link_ksettings(struct net_device *netdev,
 		return -EOPNOTSUPP;
 	}
 	/* ethtool's bits, not the firmware's: a mode the firmware has no bit
-	 * for (10baseT/Half...) must be refused, not dropped.
+	 * for (10baseT/Half...) must be refused, not dropped; and an empty
+	 * advertisement would leave the port no mode to bring the link up.
 	 */
 	octf_modes_to_ethtool(li.supported, supported, li.autoneg, li.pause,
 			      OCTF_LINK_SUPPORTED);
 	adv = octf_modes_from_ethtool(ks->link_modes.advertising);
-	if (!linkmode_subset(ks->link_modes.advertising, supported) || !adv) {
-		netdev_err(netdev, "advertise only modes the port supports (ethtool %s shows them)\n",
+	if (!adv || !linkmode_subset(ks->link_modes.advertising, supported)) {
+		netdev_err(netdev, "advertise one or more modes the port supports (ethtool %s shows them)\n",
 			   netdev->name);
 		return -EINVAL;
 	}
-	if (adv == li.advertised && ks->base.speed == li.speed &&
+	/* unknown while the carrier is off: keep the firmware's; a forced
+	 * speed must be one an advertised mode runs at
+	 */
+	speed = ks->base.speed == SPEED_UNKNOWN ? li.speed : ks->base.speed;
+	if (!an && speed && !octf_speed_supported(adv, speed)) {
+		netdev_err(netdev, "no advertised mode runs at %u Mb/s\n", speed);
+		return -EINVAL;
+	}
+	if (adv == li.advertised && speed == li.speed &&
 	    an == !!(li.autoneg & OCTF_LINK_ADVERTISED))
 		return 0;
 	li.advertised = adv;
-	li.speed = ks->base.speed;
+	li.speed = speed;
 	li.autoneg = (li.autoneg & OCTF_LINK_SUPPORTED) |
 		     (an ? OCTF_LINK_ADVERTISED : 0);
 	return octf_fw_set_link_info(p, &li);
