@@ -273,10 +273,13 @@ def policy_low_rate(t, r, cfg):
     brings = sdelta(e0, e1, "B", r"tx_q\d+_db_batch_rings")
     bulk = sdelta(e0, e1, "B", r"tx_q\d+_db_xmit_more")
     m = row["model"]
+    # a busy or dropped transmit after an xmit_more one rings for it too
     why = ("model: %d TX tail writes for %d frames sent (%.4f a packet); "
-           "ethtool -S: db_xmit_more +%d db_held +%d db_batch_rings +%d; %s"
+           "ethtool -S: db_xmit_more +%d db_held +%d db_batch_rings +%d "
+           "busy +%d dropped +%d; %s"
            % (m["B_tdt_writes"], m["B_tx_frames"], tdt, bulk, held, brings,
-              ev(row)))
+              sdelta(e0, e1, "B", r"tx_q\d+_busy"),
+              sdelta(e0, e1, "B", r"tx_q\d+_dropped"), ev(row)))
     if "tx_db_batched=0" in cfg.params:
         # Upstream igc's rule: ring for every packet but those the stack
         # sent with xmit_more (a qdisc bulk when packets wait for its lock,
