@@ -44,6 +44,7 @@ import argparse
 import datetime
 import fcntl
 import html
+import importlib.util
 import json
 import os
 import shlex
@@ -91,12 +92,48 @@ for _q in QUEUE_ROWS:
                                                   ":" if _q == "1q" else "--")
     CONFIGS["igc_batch batched " + _q] = CONFIGS["igc_batch batched"][:3] + (
         None, "#2ca02c", ":" if _q == "1q" else "--")
+# one queue without a firewall, the baseline of the conntrack rows: off too
+# (instruction count only)
+CONFIGS["igc_batch off 1q"] = CONFIGS["igc_batch off"][:3] + (
+    None, "#d62728", ":")
+# Both ways at once (router.py --both-ways: a generator and a sink on each
+# port, the rate the total), stack forwarding: the FreeBSD post's
+# bidirectional row (Original 1.54, Batched 5.41 Mpps).  Label's last
+# word "both"; its baseline is "igc both".
+BOTH = ["igc both", "igc_batch off both", "igc_batch batched both"]
+for _lab in BOTH:
+    CONFIGS[_lab] = CONFIGS[_lab[:-5]][:5] + ("-.",)
+# A stateful firewall (router.py --conntrack: nftables, every flow
+# tracked by conntrack), stack forwarding on one queue and one vCPU, as the
+# post's pf rows: 1,024 flows (2,048 conntrack tuples; pf: 2,050 states)
+# and 99,328 (198,656; pf: 198,657).  Instruction counts only: what the
+# post measured there is cycles per packet on one core.
+CT_ROWS = {"ct2k": 1024, "ct200k": 99328}
+CT = ["igc", "igc_batch off", "igc_batch batched"]
+for _c in CT_ROWS:
+    for _lab in CT:
+        CONFIGS[_lab + " " + _c] = CONFIGS[_lab][:5] + (
+            ":" if _c == "ct2k" else "--",)
+VARIANTS = dict(QUEUE_ROWS, both=None, **CT_ROWS)
 
 
 def queue_suffix(label):
-    """"1q"/"4q" for a queue-count row's label, else ""."""
+    """The variant of a row: "1q"/"4q" (queue count), "both" (both ways
+    at once), "ct2k"/"ct200k" (stateful firewall), or "" for the
+    two-queue one-way rows."""
     last = label.split()[-1]
-    return last if last in QUEUE_ROWS else ""
+    return last if last in VARIANTS else ""
+
+
+def variant_name(q):
+    """", 4 queues", ", both ways" for a row's summary."""
+    if not q:
+        return ""
+    if q == "both":
+        return ", both ways"
+    if q in CT_ROWS:
+        return ", 1 queue, conntrack on {:,} flows".format(CT_ROWS[q])
+    return ", %d queue%s" % (QUEUE_ROWS[q], "s" if QUEUE_ROWS[q] > 1 else "")
 
 # FreeBSD on a Netgate 4200 (Intel I226, iflib igc; the iflib doorbell
 # post): four queues per port, 64-byte frames, one direction, pf off.
@@ -105,6 +142,9 @@ FREEBSD = {"Original": (0.96, 3.0, "100 % (at 0.96 Mpps)"),
            "Fix": (2.57, 1.0, "23 % at 0.8 Mpps (Original: 36 %)"),
            "Batched": (3.58, 0.063, "70 % (at 3.58 Mpps)")}
 LINE_RATE_MPPS = 3.72  # 2.5 GbE, 64-byte frames, each direction
+# FreeBSD both ways at once (the same box and queues): Mpps, both
+# directions together.  MEASURED.  setting -> Mpps
+FREEBSD_BOTH = {"Original": 1.54, "Batched": 5.41}
 FREEBSD_NOTE = ("FreeBSD: MEASURED on a Netgate 4200 (4 Intel Atom cores, "
                 "Intel I226), 4 queues per port, 64-byte frames one way, "
                 "pf off; doorbells per packet from the kernel's counter "
@@ -144,6 +184,16 @@ def plan(a):
                                          str(a.fixed), "--step-seconds", "1",
                                          "--rss", "same", "--insn"],
                          labels, ["stack"], 1))
+            runs.append(("igc-both-rates", k, [
+                "--mode", "stack", "--both-ways", "--steps",
+                krate(a.fixed), "--step-seconds", "1", "--rss", "same"],
+                ["igc both", "igc_batch batched both"], ["stack"], 1))
+            runs.append(("igc-ct2k-insn", k, [
+                "--mode", "stack", "--conntrack", "--flows",
+                str(CT_ROWS["ct2k"]), "--rate", str(a.fixed),
+                "--step-seconds", "1", "--rss", "same", "--insn", "--smp",
+                "1", "--queues", "1"], ["igc ct2k", "igc_batch batched ct2k"],
+                ["stack"], 1))
             continue
         st = ramp(a.steps, 80000)
         xd = ramp(a.steps, 140000)
@@ -170,10 +220,32 @@ def plan(a):
                     "--step-seconds", step_s, "--rss", "same",
                     "--accel", "tcg,thread=multi"] + qargs + until, labels,
                     ["stack"], len(st)))
+                if q == "1q":
+                    labels = ["igc 1q", "igc_batch off 1q",
+                              "igc_batch batched 1q"]
                 runs.append(("igc-%s-insn" % q, k, [
                     "--mode", "stack", "--rate", str(a.fixed),
                     "--step-seconds", step_s, "--rss", "same", "--insn"] +
                     qargs, labels, ["stack"], 1))
+        if not a.no_both:
+            bt = ramp(a.steps, 80000)
+            runs.append(("igc-both-rates", k, [
+                "--mode", "stack", "--both-ways",
+                "--steps", ",".join(map(krate, bt)),
+                "--step-seconds", step_s, "--rss", "same",
+                "--accel", "tcg,thread=multi"] + until, BOTH, ["stack"],
+                len(bt)))
+            runs.append(("igc-both-insn", k, [
+                "--mode", "stack", "--both-ways", "--rate", str(a.fixed),
+                "--step-seconds", step_s, "--rss", "same", "--insn"],
+                BOTH, ["stack"], 1))
+        if not a.no_conntrack:
+            for c, flows in CT_ROWS.items():
+                runs.append(("igc-%s-insn" % c, k, [
+                    "--mode", "stack", "--conntrack", "--flows", str(flows),
+                    "--rate", str(a.fixed), "--step-seconds", step_s,
+                    "--rss", "same", "--insn", "--smp", "1", "--queues",
+                    "1"], [lab + " " + c for lab in CT], ["stack"], 1))
         # the ramps again in new boots, last: the spread of the ratios
         repeats = [("igc-rates-%d" % i,) + rates[1:]
                    for i in range(2, a.repeat + 1)]
@@ -321,16 +393,23 @@ KEEP = ("config", "driver", "params", "mode", "queues", "smp", "rings",
         "target_pps", "sent", "forwarded", "fwd_pps", "loss_pct",
         "tdt_per_fwd", "tdt_noop_per_fwd", "rdt_per_rx", "irqs_per_fwd",
         "cpu_busy_pct", "insn_per_fwd", "lat_p50_us", "lat_p99_us",
-        "insn_counting", "mmio_per_fwd")
+        "insn_counting", "mmio_per_fwd", "ways", "conntrack")
 
 
 def slim(row):
     r = {k: row.get(k) for k in KEEP}
     m = row.get("model", {})
-    r["tdt_writes"] = m.get("B_tdt_writes")
-    r["tdt_noop_writes"] = m.get("B_tdt_noop_writes")
-    r["tx_frames"] = m.get("B_tx_frames")
-    cnt = pcie.counts(m, m.get("B_tx_frames"))
+    # forwarded frames and TX doorbells: port B's, both ports' both ways
+    tx = ("A", "B") if row.get("both_ways") else ("B",)
+
+    def total(name):
+        v = [m.get(p + "_" + name) for p in tx]
+        return None if None in v else sum(v)
+    r["tdt_writes"] = total("tdt_writes")
+    r["tdt_noop_writes"] = total("tdt_noop_writes")
+    r["tx_frames"] = total("tx_frames")
+    r["both_ways"] = bool(row.get("both_ways"))
+    cnt = pcie.counts(m, r["tx_frames"])
     r["pcie_counts"] = cnt and {p: {k: round(v, 5) for k, v in c.items()}
                                 for p, c in cnt.items()}
     return r
@@ -411,6 +490,7 @@ def summarize(runs, fixed):
             "insn_tdt_per_pkt": ins.get("tdt_per_fwd"),
             "insn_mmio_per_pkt": ins.get("mmio_per_fwd"),
             "insn_loss": ins.get("loss_pct"),
+            "insn_conntrack": ins.get("conntrack"),
             # MODELED (pcie.py): at the fixed rate and with the router
             # saturated (the highest rate offered)
             "pcie_fixed": pcie.model(ins.get("pcie_counts")),
@@ -455,7 +535,9 @@ def summarize(runs, fixed):
         c["stalled"] = bool(c["ramp"]) and c["sat_pps"] < 1000 and \
             all(r["loss_pct"] > 50 for r in c["ramp"])
     # each queue-count row after the two-queue rows of its family
-    order = IGC + [lab for lab in CONFIGS if queue_suffix(lab)] + [
+    order = IGC + [lab for v in VARIANTS for lab in sorted(
+        (x for x in CONFIGS if queue_suffix(x) == v),
+        key=lambda x: IGC.index(x.rsplit(" ", 1)[0]))] + [
         lab for lab in CONFIGS if lab not in IGC and not queue_suffix(lab)]
     return sorted(out.values(), key=lambda c: (
         c["kernel"], order.index(c["config"]) if c["config"] in order else 99,
@@ -475,8 +557,7 @@ def bars(configs):
         if not u:
             continue
         # which rows: "6.1 stack" (two queues), "6.1 stack, 4 queues"
-        who = "%s %s%s" % (k, m, ", %d queue%s" % (
-            QUEUE_ROWS[q], "s" if QUEUE_ROWS[q] > 1 else "") if q else "")
+        who = "%s %s%s" % (k, m, variant_name(q))
         if c["ramp"] and u["ramp"]:
             res.append(("%s: batched forwards at least as much as igc "
                         "(saturation %.1f vs %.1f kpps)" % (
@@ -658,6 +739,8 @@ def pcie_table(configs):
             if not m:
                 continue
             fb = CONFIGS.get(c["config"], (0, 0, 0, None))[3]
+            fbm = (FREEBSD_BOTH if queue_suffix(c["config"]) == "both"
+                   else {k: v[0] for k, v in FREEBSD.items()}).get(fb)
             tlps = sum(m[p][s][0] for p in ("A", "B") for s in ("up", "down"))
             rows.append([
                 c["kernel"], c["config"], c["mode"],
@@ -666,7 +749,7 @@ def pcie_table(configs):
                 "%.0f" % m["B"]["up"][1], "%.0f" % m["B"]["down"][1],
                 "%.1f" % tlps, "%s %s" % m["busiest"][:2],
                 fmt(m["ceiling_mpps"], "%.2f"),
-                "%.2f (%s)" % (FREEBSD[fb][0], fb) if fb and
+                "%.2f (%s)" % (fbm, fb) if fbm and
                 c["mode"] == "stack" else "–"])
     return heads, rows
 
@@ -691,6 +774,63 @@ def cycles_table(configs):
                                          pcie.CPI) / cy[1]),
                      "%.3f–%.3f" % (1e3 / cy[1], 1e3 / cy[0])])
     return heads, rows
+
+
+def ct_table(configs):
+    """The stateful-firewall rows beside the same drivers on one queue
+    without a firewall: instructions and MODELED cycles per packet."""
+    heads = ["kernel", "configuration", "firewall", "conntrack entries",
+             "insn/pkt @fixed", "insn × upstream",
+             "doorbells/pkt (TX+RX tails)", "cycles/pkt MODELED",
+             "MODELED speed-up vs off", "irqs/pkt"]
+    rows = []
+    by = {(c["kernel"], c["config"]): c for c in configs
+          if c["mode"] == "stack"}
+    for k in sorted({c["kernel"] for c in configs}):
+        groups = [("1q", "none (%s flows)" % "{:,}".format(99328))] + [
+            (v, "nftables, conntrack on {:,} flows".format(n))
+            for v, n in CT_ROWS.items()]
+        for v, what in groups:
+            off = by.get((k, "igc_batch off " + v))
+            for lab in CT:
+                c = by.get((k, lab + " " + v))
+                if not c or not c["insn_per_pkt"]:
+                    continue
+                mm = c["insn_mmio_per_pkt"] or {}
+                cy = c.get("cycles_per_pkt")
+                ocy = off.get("cycles_per_pkt") if off else None
+                rows.append([
+                    k, c["config"], what,
+                    "–" if c.get("insn_conntrack") is None else
+                    "{:,}".format(c["insn_conntrack"]),
+                    "{:,}".format(c["insn_per_pkt"]),
+                    fmt(c["insn_ratio"], "%.2f"),
+                    fmt(None if mm.get("tx_tail") is None else
+                        mm["tx_tail"] + mm["rx_tail"], "%.3f"),
+                    "{:,.0f}–{:,.0f}".format(*cy) if cy else "–",
+                    "%+.0f %%" % (100 * (ocy[1] / cy[1] - 1))
+                    if cy and ocy else "–",
+                    fmt(c["insn_irqs_per_pkt"], "%.2f")])
+    return heads, rows
+
+
+CT_NOTE = (
+    "A stateful firewall in the forward path: nftables with conntrack "
+    "tracking every flow (ct state {new, established} accept, policy "
+    "drop; router.py --conntrack), stack forwarding with one queue per "
+    "port on one vCPU, instructions per forwarded packet at %s pps after "
+    "a pass over every flow that created its entry, so that the counted "
+    "packets look their flow up.  %s.  The FreeBSD post's matching rows "
+    "(MEASURED: one core, pf off, on with 1,024 flows = 2,050 states and "
+    "with 99,328 flows = 198,657 states) cost 2,700 to 6,000 cycles per "
+    "packet; each ring removed saved 330 to 395 cycles whatever pf did, "
+    "so its Fix sped one core up by 42 %% with pf off and 14 %% at "
+    "200,000 states, and batching roughly doubled those gains.  Cycles "
+    "here are MODELED (the cycles table's assumptions); the speed-up is "
+    "this row's modeled cycles against igc_batch off with the same "
+    "firewall (upper ring cost).  Conntrack keeps a tuple each way per "
+    "flow: 2,048 and 198,656 here against pf's 2,050 and 198,657 "
+    "states.  Rows without a firewall: the one-queue rows above.")
 
 
 MODELED_NOTE = (
@@ -756,6 +896,31 @@ def cross_table(configs):
                 fmt(c["max_pps"] / 1e3 if c["ramp"] else None, "%.1f"),
                 fmt(r_sat, "%.2f"), fmt(c["tdt_at_over"], "%.3f"),
                 fmt(r_x, "%.2f"), fmt(r_i, "%.2f")])
+        # both ways at once: FreeBSD's bidirectional figures (no doorbell
+        # count published for them), ours against igc_batch off both ways
+        off = by.get((k, "igc_batch off both", "stack"))
+        for lab in BOTH:
+            c = by.get((k, lab, "stack"))
+            fb = CONFIGS[lab][3]
+            if not c:
+                continue
+            fcols = (["%s, both ways" % fb, "%.2f" % FREEBSD_BOTH[fb],
+                      "%.2f" % (FREEBSD_BOTH[fb] / FREEBSD_BOTH["Original"]),
+                      "–"] if fb in FREEBSD_BOTH else
+                     ["(%s, both ways)" % ("Linux upstream" if fb is None
+                                          else fb), "–", "–", "–"])
+            r_sat = (c["max_pps"] / off["max_pps"]
+                     if off and off["max_pps"] and c["ramp"] else None)
+            r_i = (c["insn_per_pkt"] / off["insn_per_pkt"]
+                   if off and off["insn_per_pkt"] and c["insn_per_pkt"]
+                   else None)
+            name = "upstream igc" if lab == "igc both" else \
+                lab.replace("igc_batch ", "")
+            rows.append(fcols + [
+                "%s, %s" % (k, name),
+                fmt(c["max_pps"] / 1e3 if c["ramp"] else None, "%.1f"),
+                fmt(r_sat, "%.2f"), fmt(c["tdt_at_over"], "%.3f"), "–",
+                fmt(r_i, "%.2f")])
     return heads, rows
 
 
@@ -813,6 +978,9 @@ def rst_doc(data):
     h6, r6 = latency_table(data["configs"])
     if r6:
         parts += [LATENCY_NOTE % EMU, "", rst_grid(h6, r6), ""]
+    h7, r7 = ct_table(data["configs"])
+    if r7:
+        parts += [CT_NOTE % (krate(fixed), EMU), "", rst_grid(h7, r7), ""]
     h4, r4 = pcie_table(data["configs"])
     h5, r5 = cycles_table(data["configs"])
     if r4 or r5:
@@ -856,11 +1024,14 @@ def plots(data, out):
             else "TCG (%s)" % ", ".join(sorted({
                 c.get("accel") or "default" for c in kc})))
         panels = []
-        for fam, mode, title in (("igc", "stack", "dbb-igc: stack forwarding"),
-                                 ("igc", "xdp", "dbb-igc: XDP_REDIRECT"),
-                                 ("octep", "stack",
-                                  "dbb-octep: stack forwarding")):
-            cs = [c for c in kc if c["family"] == fam and c["mode"] == mode]
+        for fam, mode, both, title in (
+                ("igc", "stack", False, "dbb-igc: stack forwarding"),
+                ("igc", "stack", True, "dbb-igc: stack forwarding, both "
+                 "ways at once (offered: the total)"),
+                ("igc", "xdp", False, "dbb-igc: XDP_REDIRECT"),
+                ("octep", "stack", False, "dbb-octep: stack forwarding")):
+            cs = [c for c in kc if c["family"] == fam and c["mode"] == mode
+                  and (queue_suffix(c["config"]) == "both") == both]
             if cs:
                 panels.append((title, cs))
         if not panels:
@@ -919,7 +1090,7 @@ def plots(data, out):
                     a0.plot([], [], color=col, ls=ls,
                             label=c["config"] + " (stalls: nothing "
                             "forwarded)")
-            if title.startswith("dbb-igc: stack"):
+            if title == "dbb-igc: stack forwarding":    # one way, as measured
                 for name, (_, db, _) in FREEBSD.items():
                     a0.axhline(db, color="#999999", lw=.8, ls="--")
                     a0.text(0.99, db, " FreeBSD HW %s: %g" % (name, db),
@@ -1008,6 +1179,7 @@ def plots(data, out):
 
         # MODELED PCIe ceiling beside FreeBSD's measured rates
         pc = [c for c in confs if c["kernel"] == k and c["mode"] == "stack"
+              and queue_suffix(c["config"]) != "both"
               and (c.get("pcie_over") or c.get("pcie_fixed"))]
         if pc:
             fig, a0 = plt.subplots(figsize=(max(8, 1.6 * len(pc) + 3), 4.8))
@@ -1147,6 +1319,11 @@ def page(data, pngs):
         b.append("<h2>Latency</h2>")
         b.append("<p>%s</p>" % esc(LATENCY_NOTE % EMU))
         b.append(html_table(h6, r6, "latency"))
+    h7, r7 = ct_table(data["configs"])
+    if r7:
+        b.append("<h2>With a stateful firewall</h2>")
+        b.append("<p>%s</p>" % esc(CT_NOTE % (krate(fixed), EMU)))
+        b.append(html_table(h7, r7, "conntrack"))
     h4, r4 = pcie_table(data["configs"])
     h5, r5 = cycles_table(data["configs"])
     if r4 or r5:
@@ -1181,16 +1358,18 @@ def page(data, pngs):
 
 
 NOT_YET = ("the modeled PCIe traffic of dbb-octep's links, "
-           "nftables/conntrack rows, both-ways rows, XDP_REDIRECT with one "
-           "and four queues, mixed sizes, latency as a run of its own "
+           "nftables/conntrack rows, XDP_REDIRECT both ways and with "
+           "one and four queues, mixed sizes, latency as a run of its own "
            "(here: the ramps' lowest and highest steps).")
 
 
 def render(a, data):
     os.makedirs(a.out, exist_ok=True)
-    pngs = plots(data, a.out)
+    # the data first: a page that cannot be drawn is redrawn from it
+    # (--render) without running the guests again
     with open(os.path.join(a.out, "report.json"), "w") as f:
         json.dump(data, f, indent=1)
+    pngs = plots(data, a.out)
     rst = rst_doc(data)
     with open(os.path.join(a.out, "report-table.rst"), "w") as f:
         f.write(rst)
@@ -1206,11 +1385,12 @@ def summary_line(data):
     by = {(c["kernel"], c["config"], c["mode"]): c for c in data["configs"]}
     bits = []
     for k in sorted({c["kernel"] for c in data["configs"]}):
-        for m in ("stack", "xdp"):
-            b, u = by.get((k, "igc_batch batched", m)), by.get((k, "igc", m))
+        for m, q in (("stack", ""), ("xdp", ""), ("stack", " both")):
+            b = by.get((k, "igc_batch batched" + q, m))
+            u = by.get((k, "igc" + q, m))
             if not b or not u:
                 continue
-            s = "%s %s: batched" % (k, m)
+            s = "%s %s%s: batched" % (k, m, q and " both ways")
             if b["sat_ratio"] is not None:
                 s += " %.2fx igc's rate" % b["sat_ratio"]
             if b["tdt_at_over"] is not None and u["tdt_at_over"] is not None:
@@ -1263,10 +1443,16 @@ def parse_args(argv):
                     help="leave out the octeon_ep / octep_fix rows")
     ap.add_argument("--no-queues", action="store_true",
                     help="leave out the one- and four-queue rows")
+    ap.add_argument("--no-both", action="store_true",
+                    help="leave out the both-ways rows")
+    ap.add_argument("--no-conntrack", action="store_true",
+                    help="leave out the stateful-firewall rows")
     ap.add_argument("--smoke", action="store_true",
                     help="the test's run: igc and igc_batch batched, stack "
-                    "only, two 1 s steps and one instruction-count step; "
-                    "does not touch Documentation/")
+                    "only, two 1 s steps, one instruction-count step, one "
+                    "step both ways and one instruction-count step with "
+                    "conntrack on 1,024 flows; does not touch "
+                    "Documentation/")
     ap.add_argument("--modules", help="directory with our *.ko (%%k = "
                     "kernel; default: built into OUT/modules/<kernel>)")
     ap.add_argument("--out", help="output directory (default build/report; "
@@ -1293,6 +1479,10 @@ def parse_args(argv):
 
 def main(argv=None):
     a = parse_args(argv)
+    if importlib.util.find_spec("matplotlib") is None:   # the plots
+        sys.exit("report: this Python (%s) has no matplotlib: run it with "
+                 "/usr/bin/python3 after tools/lab/setup.sh (Debian's "
+                 "python3-matplotlib), as make report does" % sys.executable)
     if a.render:
         a.out = os.path.abspath(a.render)
         with open(os.path.join(a.out, "report.json")) as f:

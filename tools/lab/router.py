@@ -11,6 +11,10 @@ host sends into port A, dbb-sink on the host counts what port B sends:
     dbb-sink --bind 127.0.0.1:PB_OUT <--- [port B  nicB 52:54:00:db:b0:0b]
 
 Each port is a "-netdev dgram" on 127.0.0.1 (one UDP datagram per frame).
+With --both-ways a second dbb-gen sends into port B (sources in B's
+subnet, destination REV_DST_IP in A's) and a second dbb-sink counts what
+port A sends: each step's rate is the total, half each way, and a row's
+offered, forwarded and model figures are the sums of both directions.
 For every configuration (driver + module parameters + ethtool private
 flags) and every mode, in ONE guest boot (the driver is unloaded and loaded
 between configurations), it runs the rate steps and reports per step:
@@ -65,6 +69,22 @@ NEXT_HOP_MAC = "02:00:00:db:b0:02"  # the sink's (any: it ignores MACs)
 ADDR_A = "10.0.255.254/16"         # generator side: 10.0.0.1 ... 10.0.x.y
 ADDR_B = "10.1.255.254/16"         # sink side: dbb-gen --dst-ip 10.1.0.1
 SINK_IP = "10.1.0.1"
+# --both-ways: the second generator's first source and its destination
+REV_SRC_IP = "10.1.1.1"
+REV_DST_IP = "10.0.128.1"
+# --conntrack: a stateful nftables firewall in the forward path (every
+# flow tracked, as pf keeping state on FreeBSD): Debian's modules and the
+# ruleset.  UDP flows one way stay NEW (no reply), so both states pass.
+CT_KMODS = ("nf_conntrack", "nf_tables", "nft_ct")
+CT_RULESET = """flush ruleset
+table inet dbb {
+	chain forward {
+		type filter hook forward priority filter; policy drop;
+		ct state { new, established } accept
+	}
+}
+"""
+CT_WARMUP_PPS = 10000   # the pass that creates every flow's entry
 # --root-port: each port's root port, by slot of the root complex (the
 # ports themselves sit in slots 4 and 5, or behind these on their bus)
 ROOT_PORT_SLOT = {"A": 6, "B": 7}
@@ -245,6 +265,50 @@ def mmio_per_packet(d, fwd):
     return {k: None if v is None else round(v, 4) for k, v in out.items()}
 
 
+def both_ways(gen, sink, rgen, rsink):
+    """One direction's dbb-gen and dbb-sink JSON lines merged with the
+    other's (--both-ways): per step and in total, what was offered, sent
+    and received summed, latency the worse direction's; each step keeps
+    both directions apart under "ways" (A to B, B to A)."""
+    add = ("target_pps", "offered", "sent", "pps", "received", "rx_pps",
+           "reordered", "dup", "rx_frames", "markers", "invalid",
+           "sink_socket_drops", "global_reordered", "flow_gaps_open")
+
+    def merge(x, y):
+        out = dict(x)
+        for k in add:
+            if isinstance(x.get(k), (int, float)) and \
+                    isinstance(y.get(k), (int, float)):
+                out[k] = x[k] + y[k]
+        for k in ("seconds", "host_udp_rcvbuf_errors"):
+            if k in x and k in y:   # the same host counter in both
+                out[k] = max(x[k], y[k])
+        if "lat_ns" in x and "lat_ns" in y:
+            out["lat_ns"] = {k: max(x["lat_ns"].get(k, 0), v)
+                             for k, v in y["lat_ns"].items()}
+        return out
+
+    def by_step(lines, kind):
+        return {x.get("step"): x for x in lines if x.get("type") == kind}
+
+    gs, rgs = by_step(gen, "step"), by_step(rgen, "step")
+    ss, rss = by_step(sink, "step"), by_step(rsink, "step")
+    mgen = []
+    for n, x in gs.items():
+        y = rgs.get(n, {})
+        m = merge(x, y)
+        m["ways"] = [{"sent": w.get("sent"), "received":
+                      v.get(n, {}).get("received", 0)}
+                     for w, v in ((x, ss), (y, rss))]
+        mgen.append(m)
+    msink = [merge(x, rss.get(n, {})) for n, x in ss.items()]
+    tot = [x for x in sink if x.get("type") == "total"]
+    rtot = [x for x in rsink if x.get("type") == "total"]
+    if tot:
+        msink.append(merge(tot[0], rtot[0] if rtot else {}))
+    return mgen, msink
+
+
 def cpu_stat(text):
     """/proc/stat cpu lines -> {name: (busy, total)} in jiffies."""
     out = {}
@@ -297,8 +361,12 @@ class Router:
             ("xdp-bench", "xdp-tools"), ("xdp-loader", "xdp-tools"),
             ("tc", "iproute2"), ("iperf3", "iperf3"))
         bpfdir = "/usr/lib/x86_64-linux-gnu/bpf"
+        kmods = self.KMODS
+        if a.conntrack:
+            tools += (("nft", "nftables"),)
+            kmods += CT_KMODS
         vmlinuz = labvm.build_initramfs(
-            kver, initrd, INIT, tools=tools, kmods=self.KMODS,
+            kver, initrd, INIT, tools=tools, kmods=kmods,
             extra_ko=self.extra_ko, files=self.files,
             dirs=[bpfdir] if os.path.isdir(bpfdir) else [], bash_sh=True)
         labvm.log("%s: initramfs built in %.1f s" % (kver, time.time() - t))
@@ -311,11 +379,12 @@ class Router:
                 os.unlink(p)
         pa_in, pa_out, pb_in, pb_out = labvm.free_udp_ports(4)
         self.pa_in, self.pb_out = pa_in, pb_out
+        self.pb_in, self.pa_out = pb_in, pa_out
         if a.wire == "loop":
             # port A's wire is port B's: each sends to the other's socket
             # (a TCP endpoint test puts B in a network namespace)
             pa_out, pb_out = pb_in, pa_in
-        if a.wire == "router":
+        if a.wire == "router" and not a.both_ways:
             self.stray = StrayCounter(pa_out)
             self.stray.start()
         accel = a.accel
@@ -486,29 +555,44 @@ A=%s B=%s
 ip addr flush dev $A; ip addr flush dev $B
 ip addr add %s dev $A; ip addr add %s dev $B
 ip neigh replace %s lladdr %s dev $B nud permanent
+ip neigh replace %s lladdr %s dev $A nud permanent
 for i in all default $A $B; do echo 0 >/proc/sys/net/ipv4/conf/$i/rp_filter; done
 echo 1 >/proc/sys/net/ipv4/ip_forward
 ip route get %s
-""" % (A, B, ADDR_A, ADDR_B, SINK_IP, NEXT_HOP_MAC, SINK_IP))
+""" % (A, B, ADDR_A, ADDR_B, SINK_IP, NEXT_HOP_MAC, REV_DST_IP,
+       NEXT_HOP_MAC, SINK_IP))
         elif mode == "xdp":
             # xdp-bench redirect: native XDP on A, bpf_redirect() to B's
             # ndo_xdp_xmit; it swaps source and destination MAC (the sink
-            # ignores MACs) and leaves the TTL alone.
+            # ignores MACs) and leaves the TTL alone.  Both ways: a second
+            # one from B to A.
             rc, out = self.g("""
 A=%s B=%s
 echo 0 >/proc/sys/net/ipv4/ip_forward
 ip addr flush dev $A; ip addr flush dev $B
-setsid xdp-bench redirect -m native -i %d $A $B >/tmp/xdp-bench.log 2>&1 </dev/null &
-echo $! >/tmp/xdp-bench.pid
-i=0; while [ $i -lt 100 ]; do
-	ip -d link show $A | grep -q 'prog/xdp' && break
-	kill -0 $(cat /tmp/xdp-bench.pid) 2>/dev/null || break
-	sleep 0.2; i=$((i + 1)); done
-ip -d link show $A | grep -q 'prog/xdp' || { cat /tmp/xdp-bench.log; exit 8; }
-# attaching XDP restarts the rings: wait for the links again
-carrier $A 1 30 && carrier $B 1 30 || { echo "no carrier after XDP"; exit 7; }
-ip -d link show $A | grep -o 'prog/xdp id [0-9]*'
-""" % (A, B, self.a.xdp_interval), check=False)
+XB="xdp-bench redirect -m native -i %d"
+redirect() {
+	if [ -z "${3:-}" ]; then
+		setsid $XB $1 $2 >/tmp/xdp-bench-$1.log 2>&1 </dev/null &
+	else
+		# xdp-bench runs once per /run (its lock file): a /run of its own
+		setsid busybox unshare -m sh -c "mount -t tmpfs tmpfs /run && exec $XB $1 $2" \
+			>/tmp/xdp-bench-$1.log 2>&1 </dev/null &
+	fi
+	echo $! >/tmp/xdp-bench-$1.pid
+	i=0; while [ $i -lt 100 ]; do
+		ip -d link show $1 | grep -q 'prog/xdp' && break
+		kill -0 $(cat /tmp/xdp-bench-$1.pid) 2>/dev/null || break
+		sleep 0.2; i=$((i + 1)); done
+	ip -d link show $1 | grep -q 'prog/xdp' || { cat /tmp/xdp-bench-$1.log; exit 8; }
+	# attaching XDP restarts the rings: wait for the links again
+	carrier $A 1 30 && carrier $B 1 30 || { echo "no carrier after XDP"; exit 7; }
+	ip -d link show $1 | grep -o 'prog/xdp id [0-9]*'
+}
+redirect $A $B
+%s
+""" % (A, B, self.a.xdp_interval,
+       "redirect $B $A own-run" if self.a.both_ways else ""), check=False)
             if rc != 0:
                 raise RuntimeError("xdp-bench redirect failed (%d):\n%s"
                                    % (rc, out))
@@ -524,20 +608,27 @@ ip -d link show $A | grep -o 'prog/xdp id [0-9]*'
             # on the key (random per boot, the same for both drivers) and
             # on the indirection table, whose defaults differ (igc: blocks,
             # igc_batch: round robin): both made the same.
-            self.g("""
+            for port in [self.ifa] + ([self.ifb] if self.a.both_ways
+                                      else []):
+                self.g("""
 A=%s
 for f in udp4 udp6; do
 	ethtool -n $A rx-flow-hash $f | grep -q 'L4 bytes 0 & 1' ||
 		ethtool -N $A rx-flow-hash $f sdfn || exit 1
 done
 ethtool -X $A equal $(ls -d /sys/class/net/$A/queues/rx-* | wc -l)
-""" % self.ifa)
+""" % port)
         if self.a.bql == "off":
             # Byte queue limits out of the way: a queue never stops for
             # BQL, so the qdisc does not bulk-dequeue (xmit_more) because
             # of it.
-            self.g("for q in /sys/class/net/%s/queues/tx-*/byte_queue_limits;"
-                   " do echo 100000000 >$q/limit_min; done\n" % self.ifb)
+            for port in [self.ifb] + ([self.ifa] if self.a.both_ways
+                                      else []):
+                self.g("for q in /sys/class/net/%s/queues/tx-*/"
+                       "byte_queue_limits; do echo 100000000 >$q/limit_min;"
+                       " done\n" % port)
+        if self.a.conntrack and mode == "stack":
+            out += self.conntrack_setup()
         if self.a.guest_setup:
             rc, o2 = self.g("A=%s B=%s MODE=%s\n%s\n" % (
                 self.ifa, self.ifb, mode, self.a.guest_setup), check=False)
@@ -548,21 +639,61 @@ ethtool -X $A equal $(ls -d /sys/class/net/$A/queues/rx-* | wc -l)
         time.sleep(self.a.settle)
         return out
 
+    def conntrack_setup(self):
+        """The stateful ruleset, a table big enough for every flow, and
+        one pass over all flows at CT_WARMUP_PPS so that the measured
+        steps find each flow's entry (the established path, as pf's
+        state lookups in the FreeBSD post) rather than create it."""
+        a = self.a
+        rc, out = self.g("""
+for m in %s; do modprobe $m || exit 10; done
+echo %d >/proc/sys/net/netfilter/nf_conntrack_max
+echo %d >/sys/module/nf_conntrack/parameters/hashsize
+echo 300 >/proc/sys/net/netfilter/nf_conntrack_udp_timeout
+echo 1 >/proc/sys/net/netfilter/nf_conntrack_flush 2>/dev/null
+nft -f - <<'EOF' || exit 11
+%sEOF
+nft list ruleset | grep -c 'ct state'
+""" % (" ".join(CT_KMODS), max(262144, 2 * a.flows),
+       max(65536, a.flows), CT_RULESET), check=False)
+        if rc != 0:
+            raise RuntimeError("--conntrack setup failed (%d):\n%s"
+                               % (rc, out))
+        ways = 2 if a.both_ways else 1
+        self.run_gen([CT_WARMUP_PPS], [a.flows * ways])
+        n = self.ct_count()
+        labvm.log("conntrack: %d entries after the warm-up pass over %d "
+                  "flows" % (n, a.flows * ways))
+        return out
+
+    def ct_count(self):
+        """Entries in the conntrack table now."""
+        rc, out = self.gsh.eval("cat /proc/sys/net/netfilter/"
+                                "nf_conntrack_count")
+        return int(out.strip()) if out.strip().isdigit() else -1
+
     def mode_teardown(self, mode):
         if mode == "xdp" and self.xdp_running:
             rc, out = self.g("""
-p=$(cat /tmp/xdp-bench.pid)
-kill -INT $p
-i=0; while kill -0 $p 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-tail -n 4 /tmp/xdp-bench.log
-ip -d link show %s | grep -q 'prog/xdp' && { echo "XDP still attached"; exit 9; }
-carrier %s 1 30 && carrier %s 1 30
-""" % (self.ifa, self.ifa, self.ifb), check=False)
+A=%s B=%s
+for f in /tmp/xdp-bench-*.pid; do
+	p=$(cat $f); rm -f $f
+	kill -INT $p
+	i=0; while kill -0 $p 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	tail -n 4 ${f%%.pid}.log
+done
+for i in $A $B; do
+	ip -d link show $i | grep -q 'prog/xdp' && { echo "XDP still attached to $i"; exit 9; }
+done
+carrier $A 1 30 && carrier $B 1 30
+""" % (self.ifa, self.ifb), check=False)
             self.xdp_running = False
             if rc != 0:
                 raise RuntimeError("xdp-bench teardown failed:\n" + out)
         elif mode == "stack":
             self.g("echo 0 >/proc/sys/net/ipv4/ip_forward\n")
+            if self.a.conntrack:
+                self.g("nft flush ruleset\n")
 
     # ---- measurements -------------------------------------------------
     def truth(self):
@@ -605,49 +736,83 @@ echo "@@B"; ethtool -S %s
                 "requeues": int(m.group(3))}
 
     def drain(self, timeout=10.0):
-        """Wait until port B stops transmitting (the guest forwarded what
-        it had), by polling the model's tx_frames."""
+        """Wait until the ports stop transmitting (the guest forwarded
+        what it had), by polling the models' tx_frames."""
         last = None
         stable = 0
         deadline = time.time() + timeout
         while time.time() < deadline:
-            t = sum_q(self.qmp.truth("nicB"), "tx_frames")
+            t = sum(sum_q(self.qmp.truth(n), "tx_frames")
+                    for n in ("nicA", "nicB"))
             stable = stable + 1 if t == last else 0
             if stable >= 2:
                 return
             last = t
             time.sleep(0.25)
 
-    def run_gen(self, rates, counts, on_line=None, flows=None, size=None):
-        """One dbb-gen run (one or more steps) into port A, with a fresh
-        dbb-sink on port B's output; returns (gen JSON lines, sink JSON
-        lines, measurements).  ON_LINE(obj) is called for each gen JSON
-        line as it is printed (end of each step)."""
-        a = self.a
-        tmp = tempfile.mkdtemp(prefix="router-step.", dir=self.work)
-        ready = os.path.join(tmp, "ready")
-        sink_out = open(os.path.join(tmp, "sink.json"), "w")
-        sink = subprocess.Popen(
-            [self.sink, "--bind", "127.0.0.1:%d" % self.pb_out, "--json",
-             "--quiet", "--idle-ms", "600000", "--ready-file", ready] +
-            shlex.split(a.sink_args), stdout=sink_out,
-            stderr=subprocess.STDOUT)
+    def start_sink(self, tmp, port, name):
+        """A fresh dbb-sink on the host end of a port's wire; (Popen, its
+        output file's path) once it is listening."""
+        ready = os.path.join(tmp, name + ".ready")
+        path = os.path.join(tmp, name + ".json")
+        with open(path, "w") as out:
+            sink = subprocess.Popen(
+                [self.sink, "--bind", "127.0.0.1:%d" % port, "--json",
+                 "--quiet", "--idle-ms", "600000", "--ready-file", ready] +
+                shlex.split(self.a.sink_args), stdout=out,
+                stderr=subprocess.STDOUT)
         for _ in range(200):
             if os.path.exists(ready):
                 break
             time.sleep(0.02)
+        return sink, path
+
+    @staticmethod
+    def stop_sink(sink, path):
+        """SIGTERM a sink; its JSON lines."""
+        sink.send_signal(signal.SIGTERM)
+        try:
+            sink.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            sink.kill()
+            sink.wait()
+        lines = []
+        with open(path) as f:
+            for line in f:
+                try:
+                    lines.append(json.loads(line))
+                except ValueError:
+                    pass
+        return lines
+
+    def run_gen(self, rates, counts, on_line=None, flows=None, size=None):
+        """One dbb-gen run (one or more steps) into port A, with a fresh
+        dbb-sink on port B's output; returns (gen JSON lines, sink JSON
+        lines, measurements).  ON_LINE(obj) is called for each gen JSON
+        line as it is printed (end of each step).  With --both-ways a
+        second generator and sink run the other way at the same rates
+        (the caller halves them): their lines are measurements["rev"]."""
+        a = self.a
+        tmp = tempfile.mkdtemp(prefix="router-step.", dir=self.work)
+        sink = self.start_sink(tmp, self.pb_out, "sink")
+        rsink = (self.start_sink(tmp, self.pa_out, "sink-rev")
+                 if a.both_ways else None)
         q0 = self.qdisc()
         m0 = self.measure()
-        gen_cmd = self.gen_cmd(flows or a.flows, size or a.size) + [
-            "--json", "--step-gap-ms", str(a.step_gap_ms)]
-        if len(set(counts)) == 1:
-            gen_cmd += ["--count", str(counts[0])]
-        else:
+        if len(set(counts)) != 1:
             raise ValueError("one count per gen run")
-        gen_cmd += ["--steps", ",".join(str(r) for r in rates)]
-        gen_cmd += shlex.split(a.gen_args)
-        stray0 = self.stray.frames
+        steps = ["--json", "--step-gap-ms", str(a.step_gap_ms),
+                 "--count", str(counts[0]),
+                 "--steps", ",".join(str(r) for r in rates)]
+        steps += shlex.split(a.gen_args)
+        gen_cmd = self.gen_cmd(flows or a.flows, size or a.size) + steps
+        stray0 = self.stray.frames if self.stray else None
         t0 = time.time()
+        rgp = None
+        if a.both_ways:
+            rgp = subprocess.Popen(
+                self.gen_cmd(flows or a.flows, size or a.size, True) + steps,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         gp = subprocess.Popen(gen_cmd, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
         gen_lines = []
@@ -660,6 +825,14 @@ echo "@@B"; ethtool -S %s
             if on_line:
                 on_line(obj)
         gp.wait()
+        rgen_lines = []
+        if rgp:
+            out, err = rgp.communicate()
+            for line in out.splitlines():
+                try:
+                    rgen_lines.append(json.loads(line))
+                except ValueError:
+                    pass
         gen_secs = time.time() - t0
         cpu1 = self.proc_stat()
         self.drain()
@@ -668,31 +841,31 @@ echo "@@B"; ethtool -S %s
         q1 = self.qdisc()
         if q0 and q1:
             m1["qdisc"] = {k: q1[k] - q0[k] for k in q0}
+        ct = self.ct_count() if a.conntrack else None
         time.sleep(0.1)
-        sink.send_signal(signal.SIGTERM)
-        try:
-            sink.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            sink.kill()
-            sink.wait()
-        sink_out.close()
-        sink_lines = []
-        with open(os.path.join(tmp, "sink.json")) as f:
-            for line in f:
-                try:
-                    sink_lines.append(json.loads(line))
-                except ValueError:
-                    pass
-        if gp.returncode not in (0, 1):
-            raise RuntimeError("dbb-gen failed (%d): %s"
-                               % (gp.returncode, gp.stderr.read()))
+        sink_lines = self.stop_sink(*sink)
+        rsink_lines = self.stop_sink(*rsink) if rsink else []
+        for p, what in ((gp, "dbb-gen"), (rgp, "dbb-gen (B to A)")):
+            if p and p.returncode not in (0, 1):
+                raise RuntimeError("%s failed (%d): %s"
+                                   % (what, p.returncode, p.stderr.read()
+                                      if p is gp else err))
         return gen_lines, sink_lines, {
             "m0": m0, "m1": m1, "gen_secs": gen_secs,
-            "stray_frames": self.stray.frames - stray0}
+            "stray_frames": (self.stray.frames - stray0 if self.stray
+                             else None),
+            "rev": (rgen_lines, rsink_lines) if a.both_ways else None,
+            "ct_count": ct}
 
-    def gen_cmd(self, flows, size):
-        """dbb-gen into port A: the part of its command line every run
-        shares (the caller adds the steps and --gen-args)."""
+    def gen_cmd(self, flows, size, reverse=False):
+        """dbb-gen into port A (REVERSE: into port B, towards A's side):
+        the part of its command line every run shares (the caller adds
+        the steps and --gen-args)."""
+        if reverse:
+            return [self.gen, "--to", "127.0.0.1:%d" % self.pb_in,
+                    "--dst-mac", MAC_B, "--src-ip", REV_SRC_IP, "--dst-ip",
+                    REV_DST_IP, "--quiet", "--flows", str(flows), "--size",
+                    str(size)]
         return [self.gen, "--to", "127.0.0.1:%d" % self.pa_in, "--dst-mac",
                 MAC_A, "--quiet", "--flows", str(flows), "--size", str(size)]
 
@@ -717,8 +890,10 @@ echo "@@B"; ethtool -S %s
         return m
 
     def step(self, cfg, mode, rate_pps, count, flows=None):
+        """One step at RATE_PPS offered in all (both ways: half each)."""
+        ways = 2 if self.a.both_ways else 1
         gen_lines, sink_lines, meas = self.run_gen(
-            [rate_pps], [count], flows=flows)
+            [rate_pps // ways], [max(1, count // ways)], flows=flows)
         return self.summarize(cfg, mode, gen_lines, sink_lines, meas)[0]
 
     def summarize(self, cfg, mode, gen_lines, sink_lines, meas):
@@ -748,6 +923,9 @@ echo "@@B"; ethtool -S %s
                 tot = c1[k][1] - c0[k][1]
                 cpus[k] = round(100.0 * busy / tot, 1) if tot else None
         insn = (m1["insn"] - m0["insn"]) if "insn" in m1 else None
+        rev = meas.get("rev")
+        if rev:
+            gen_lines, sink_lines = both_ways(gen_lines, sink_lines, *rev)
         sink_total = next((x for x in sink_lines if x.get("type") ==
                            "total"), {})
         sink_steps = {x["step"]: x for x in sink_lines
@@ -780,10 +958,22 @@ echo "@@B"; ethtool -S %s
                 "lat_p99_us": round(lat.get("p99", 0) / 1000.0, 1),
                 "lat_max_us": round(lat.get("max", 0) / 1000.0, 1),
                 "host_qemu_in_drops": gs.get("host_udp_rcvbuf_errors"),
+                "both_ways": bool(rev),
+                "conntrack": meas.get("ct_count"),
             }
+            if rev:
+                row["ways"] = gs["ways"]
             rows.append(row)
         if rows:
-            fwd_model = d["B_tx_frames"]
+            # forwarded frames, TX doorbells and receives: port B's, and
+            # both ports' both ways
+            tx = ("B",) if not rev else ("A", "B")
+            rx = ("A",) if not rev else ("A", "B")
+            fwd_model = sum(d[p + "_tx_frames"] for p in tx)
+            tdt = sum(d[p + "_tdt_writes"] for p in tx)
+            noop = sum(d[p + "_tdt_noop_writes"] for p in tx)
+            rdt = sum(d[p + "_rdt_writes"] for p in rx)
+            rx_frames = sum(d[p + "_rx_frames"] for p in rx)
             total = {
                 "gen_sent": sum(r["sent"] for r in rows),
                 "markers_sent": GEN_MARKERS * len(rows) if "--markers" not in
@@ -802,19 +992,18 @@ echo "@@B"; ethtool -S %s
                                      if k != "cpu"},
                 "insn": insn,
                 "model": d,
-                "tdt_per_fwd": round(d["B_tdt_writes"] / fwd_model, 4)
+                "tdt_per_fwd": round(tdt / fwd_model, 4)
                 if fwd_model else None,
-                "tdt_noop_per_fwd": round(d["B_tdt_noop_writes"] /
-                                          fwd_model, 4) if fwd_model
+                "tdt_noop_per_fwd": round(noop / fwd_model, 4) if fwd_model
                 else None,
-                "rdt_per_rx": round(d["A_rdt_writes"] / d["A_rx_frames"], 4)
-                if d["A_rx_frames"] else None,
+                "rdt_per_rx": round(rdt / rx_frames, 4)
+                if rx_frames else None,
                 "irqs_per_fwd": round((d["A_irqs"] + d["B_irqs"]) /
                                       fwd_model, 4) if fwd_model else None,
                 "insn_per_fwd": round(insn / fwd_model) if insn and
                 fwd_model else None,
                 "mmio_per_fwd": mmio_per_packet(d, fwd_model),
-                "guest_drops": d["A_rx_frames"] - d["B_tx_frames"],
+                "guest_drops": rx_frames - fwd_model,
                 "qdisc_B": m1.get("qdisc"),
             }
             # single-step runs: the deltas are the step's
@@ -1060,6 +1249,15 @@ def parse_args(argv=None):
                     "between mode setup and the first step")
     ap.add_argument("--xdp-interval", type=int, default=30,
                     help="xdp-bench stats interval in the guest (s)")
+    ap.add_argument("--both-ways", action="store_true",
+                    help="a second generator into port B and a second "
+                    "sink on port A: each step's rate is the total, half "
+                    "each way")
+    ap.add_argument("--conntrack", action="store_true",
+                    help="stack mode: a stateful nftables firewall "
+                    "(conntrack, every flow tracked), warmed by a pass "
+                    "over all --flows at %d pps before the steps"
+                    % CT_WARMUP_PPS)
     ap.add_argument("--wire", choices=("router", "loop"), default="router",
                     help="loop: port A and port B wired to each other (no "
                     "generator or sink; for endpoint tests)")
@@ -1080,6 +1278,8 @@ def parse_args(argv=None):
     if not getattr(a, "configs", None):
         a.configs = [Config("igc")]
     a.modes = a.mode.split(",")
+    if a.both_ways and a.wire != "router":
+        ap.error("--both-ways needs --wire router")
     for m in a.modes:
         if m not in ("stack", "xdp"):
             ap.error("--mode: stack, xdp or stack,xdp")

@@ -3,7 +3,9 @@
 """report_smoke.py [--kernel K] [--modules DIR] [--out DIR] [--no-run]:
 make report's smoke test (make check).  Runs `tools/lab/report.py --smoke`
 (upstream igc and igc_batch batched, stack forwarding, two 1 s steps on
-multi-threaded TCG and one instruction-count step) and checks what it
+multi-threaded TCG, one instruction-count step, one step both ways at
+once, and one instruction-count step behind a stateful firewall) and
+checks what it
 wrote: index.html references every plot and each plot it references is
 there, a PNG that decodes (chunks, CRCs, the whole image inflates to
 height x rows) of some size; report.json has both configurations with a
@@ -30,6 +32,9 @@ import pcie  # noqa: E402
 import tap  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(LAB))
 CONFIGS = ("igc", "igc_batch batched")
+BOTH = ("igc both", "igc_batch batched both")
+CT = ("igc ct2k", "igc_batch batched ct2k")
+CT_FLOWS = 1024
 MIN_PNG = 15000         # bytes: a plot with axes, lines and text
 
 
@@ -109,10 +114,11 @@ def main():
                 p.returncode == 0 and last.startswith("report: "),
                 "exit %d; last line %r" % (p.returncode, last))
         t.check("a progress line per step (2 ramp + 1 insn step per "
-                "configuration)",
+                "configuration, 1 step per configuration both ways and "
+                "with conntrack)",
                 len(re.findall(r"^\[\d\d:\d\d\] .* (stack) \S+: fwd ",
-                               p.stdout, re.M)) == 3 * len(CONFIGS),
-                p.stdout)
+                               p.stdout, re.M)) == 3 * len(CONFIGS) +
+                len(BOTH) + len(CT), p.stdout)
 
     # the page
     try:
@@ -129,6 +135,10 @@ def main():
             "3.58 Mpps", all(x in page for x in
                              ("<td>0.96</td>", "<td>2.57</td>",
                               "<td>3.58</td>")))
+    t.check("the page's cross-OS table has FreeBSD's both-ways 5.41 Mpps "
+            "beside igc_batch batched both ways",
+            re.search(r"<td>Batched, both ways</td><td>5.41</td>.*?"
+                      r"<td>6\.[0-9]+, batched both</td>", page) is not None)
     t.check("the page has the table of register accesses per packet by "
             "kind", 'class="mmio"' in page and "interrupt registers/pkt" in
             page)
@@ -200,6 +210,36 @@ def main():
                     all(p.get(x, {}).get(y, [0, 0])[1] > 0
                         for x in ("A", "B") for y in ("up", "down")) and
                     0.5 < (p.get("ceiling_mpps") or 0) < 20, p)
+    for lab in BOTH:
+        c = by.get(lab, {})
+        ramp = c.get("ramp") or []
+        r = ramp[0] if ramp else {}
+        ways = r.get("ways") or []
+        # each way delivered, and the model's frames out of both ports
+        # are what the two sinks counted
+        t.check("report.json: %s: one step both ways, each way forwarded "
+                "(%s), the models sent what the sinks got, doorbells per "
+                "packet over both ports" % (lab, ways),
+                len(ramp) == 1 and r.get("both_ways") is True and
+                len(ways) == 2 and all(w["received"] > 0.5 * w["sent"]
+                                       for w in ways) and
+                r["forwarded"] == sum(w["received"] for w in ways) and
+                0 <= (r.get("tx_frames") or -1) - r["forwarded"] <=
+                2 * 8 and   # dbb-gen's 8 end-of-step markers each way
+                r.get("tdt_per_fwd") is not None and
+                r.get("tdt_writes") > 0, r)
+    for lab in CT:
+        c = by.get(lab, {})
+        n = c.get("insn_conntrack")
+        # every flow tracked (the warm-up pass), nothing else
+        t.check("report.json: %s: an instruction count per packet behind "
+                "the firewall (%s), conntrack holding the %d flows (%s)" % (
+                    lab, c.get("insn_per_pkt"), CT_FLOWS, n),
+                (c.get("insn_per_pkt") or 0) > 100 and n is not None and
+                CT_FLOWS <= n <= CT_FLOWS + 16, c.get("insn_conntrack"))
+    t.check("the page has the stateful-firewall table with both "
+            "configurations", 'class="conntrack"' in page and all(
+                "<td>%s</td>" % lab in page for lab in CT))
     t.check("report.json: the runs exited 0 and their guests' health was "
             "recorded", data.get("runs") and all(
                 r["rc"] == 0 and "tainted" in r["health"]
@@ -213,15 +253,16 @@ def main():
         rst = ""
         t.check("report-table.rst written", False, e)
     tables = grid_tables(rst)
-    t.check("report-table.rst: six grid tables (configurations, beside "
-            "FreeBSD, register accesses by kind, latency, MODELED PCIe "
-            "load and cycles), every line of each as long as its first",
-            len(tables) == 6 and all(
+    t.check("report-table.rst: seven grid tables (configurations, beside "
+            "FreeBSD, register accesses by kind, latency, the firewall "
+            "rows, MODELED PCIe load and cycles), every line of each as "
+            "long as its first",
+            len(tables) == 7 and all(
                 len({len(x) for x in b}) == 1 for b in tables),
             rst)
     main_rows = [x for x in (tables[0] if tables else [])
                  if x.startswith("|")]
-    for lab in CONFIGS:
+    for lab in CONFIGS + BOTH:
         t.check("report-table.rst: a row for %s stack" % lab,
                 any(re.match(r"\| %s +\| %s +\| stack " % (
                     re.escape(k), re.escape(lab)), x) for x in main_rows))
