@@ -49,6 +49,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -112,9 +113,18 @@ CT_ROWS = {"ct2k": 1024, "ct200k": 99328}
 CT = ["igc", "igc_batch off", "igc_batch batched"]
 for _c in CT_ROWS:
     for _lab in CT:
-        CONFIGS[_lab + " " + _c] = CONFIGS[_lab][:5] + (
-            ":" if _c == "ct2k" else "--",)
-VARIANTS = dict(QUEUE_ROWS, both=None, **CT_ROWS)
+        # no FreeBSD setting: its figures are one way, 4 queues, pf off
+        CONFIGS[_lab + " " + _c] = CONFIGS[_lab][:3] + (None,) + \
+            CONFIGS[_lab][4:5] + (":" if _c == "ct2k" else "--",)
+# A mixed-size load (router.py --size imix: dbb-gen's simple IMIX, 64, 594
+# and 1518 bytes 7:4:1), stack forwarding, upstream igc and batched.
+IMIX = ["igc imix", "igc_batch batched imix"]
+for _lab in IMIX:
+    CONFIGS[_lab] = CONFIGS[_lab[:-5]][:3] + (None,) + \
+        CONFIGS[_lab[:-5]][4:5] + ((0, (1, 1)),)   # FreeBSD: 64 bytes only
+# the variants with a plot panel of their own
+OWN_PANEL = ("both", "imix")
+VARIANTS = dict(QUEUE_ROWS, both=None, imix=None, **CT_ROWS)
 
 
 def queue_suffix(label):
@@ -131,6 +141,8 @@ def variant_name(q):
         return ""
     if q == "both":
         return ", both ways"
+    if q == "imix":
+        return ", mixed sizes"
     if q in CT_ROWS:
         return ", 1 queue, conntrack on {:,} flows".format(CT_ROWS[q])
     return ", %d queue%s" % (QUEUE_ROWS[q], "s" if QUEUE_ROWS[q] > 1 else "")
@@ -188,6 +200,10 @@ def plan(a):
                 "--mode", "stack", "--both-ways", "--steps",
                 krate(a.fixed), "--step-seconds", "1", "--rss", "same"],
                 ["igc both", "igc_batch batched both"], ["stack"], 1))
+            runs.append(("igc-imix-rates", k, [
+                "--mode", "stack", "--size", "imix", "--steps",
+                krate(a.fixed), "--step-seconds", "1", "--rss", "same"],
+                IMIX, ["stack"], 1))
             runs.append(("igc-ct2k-insn", k, [
                 "--mode", "stack", "--conntrack", "--flows",
                 str(CT_ROWS["ct2k"]), "--rate", str(a.fixed),
@@ -198,6 +214,19 @@ def plan(a):
         st = ramp(a.steps, 80000)
         xd = ramp(a.steps, 140000)
         until = ["--until-loss", str(LOSS), "--loss-steps", "2"]
+        # --full: XDP_REDIRECT in the queue-count and both-ways rows too
+        more = ["stack", "xdp"] if a.full else ["stack"]
+
+        def ramps(modes, top=80000):
+            """router.py's ramp arguments for MODES, and their steps."""
+            sr = ramp(a.steps, top)
+            if modes == ["stack"]:
+                return ["--mode", "stack", "--steps",
+                        ",".join(map(krate, sr))], len(sr)
+            return ["--mode", "stack,xdp",
+                    "--mode-steps", "stack=" + ",".join(map(krate, sr)),
+                    "--mode-steps", "xdp=" + ",".join(map(krate, xd))], \
+                len(sr) + len(xd)
         runs.append(("igc-rates", k, [
             "--mode", "stack,xdp",
             "--mode-steps", "stack=" + ",".join(map(krate, st)),
@@ -214,31 +243,37 @@ def plan(a):
             for q, n in QUEUE_ROWS.items():
                 labels = ["igc " + q, "igc_batch batched " + q]
                 qargs = ["--smp", str(n), "--queues", str(n)]
-                runs.append(("igc-%s-rates" % q, k, [
-                    "--mode", "stack",
-                    "--steps", ",".join(map(krate, st)),
+                margs, nst = ramps(more)
+                runs.append(("igc-%s-rates" % q, k, margs + [
                     "--step-seconds", step_s, "--rss", "same",
                     "--accel", "tcg,thread=multi"] + qargs + until, labels,
-                    ["stack"], len(st)))
+                    more, nst))
                 if q == "1q":
                     labels = ["igc 1q", "igc_batch off 1q",
                               "igc_batch batched 1q"]
                 runs.append(("igc-%s-insn" % q, k, [
-                    "--mode", "stack", "--rate", str(a.fixed),
+                    "--mode", ",".join(more), "--rate", str(a.fixed),
                     "--step-seconds", step_s, "--rss", "same", "--insn"] +
-                    qargs, labels, ["stack"], 1))
+                    qargs, labels, more, len(more)))
         if not a.no_both:
-            bt = ramp(a.steps, 80000)
-            runs.append(("igc-both-rates", k, [
-                "--mode", "stack", "--both-ways",
-                "--steps", ",".join(map(krate, bt)),
-                "--step-seconds", step_s, "--rss", "same",
-                "--accel", "tcg,thread=multi"] + until, BOTH, ["stack"],
-                len(bt)))
+            margs, nst = ramps(more)
+            runs.append(("igc-both-rates", k, margs + [
+                "--both-ways", "--step-seconds", step_s, "--rss", "same",
+                "--accel", "tcg,thread=multi"] + until, BOTH, more, nst))
             runs.append(("igc-both-insn", k, [
-                "--mode", "stack", "--both-ways", "--rate", str(a.fixed),
+                "--mode", ",".join(more), "--both-ways", "--rate",
+                str(a.fixed), "--step-seconds", step_s, "--rss", "same",
+                "--insn"], BOTH, more, len(more)))
+        if not a.no_imix:
+            margs, nst = ramps(["stack"])
+            runs.append(("igc-imix-rates", k, margs + [
+                "--size", "imix", "--step-seconds", step_s, "--rss", "same",
+                "--accel", "tcg,thread=multi"] + until, IMIX, ["stack"],
+                nst))
+            runs.append(("igc-imix-insn", k, [
+                "--mode", "stack", "--size", "imix", "--rate", str(a.fixed),
                 "--step-seconds", step_s, "--rss", "same", "--insn"],
-                BOTH, ["stack"], 1))
+                IMIX, ["stack"], 1))
         if not a.no_conntrack:
             for c, flows in CT_ROWS.items():
                 runs.append(("igc-%s-insn" % c, k, [
@@ -339,6 +374,26 @@ def step_line(row):
     return ", ".join(bits)
 
 
+def read_router(p, lf, k, name, counter):
+    """router.py's JSON lines into its log and the progress lines; its
+    exit status."""
+    for line in p.stdout:
+        lf.write(line)
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("type") == "boot":
+            progress("%s %s: guest up in %.0f s" % (k, name,
+                                                    o["boot_seconds"]))
+        elif "mode" in o:
+            counter[0] += 1
+            progress("%s %s: %s %s %s: %s" % (
+                k, name, o["config"], o["mode"],
+                krate(o["target_pps"]), step_line(o)))
+    return p.wait()
+
+
 def run_router(a, run, qemu, mods, counter):
     name, k, args, labels, modes, nsteps = run
     rdir = os.path.join(a.out, "runs", "%s-%s" % (k, name))
@@ -362,21 +417,12 @@ def run_router(a, run, qemu, mods, counter):
         lf.flush()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=lf,
                              text=True)
-        for line in p.stdout:
-            lf.write(line)
-            try:
-                o = json.loads(line)
-            except ValueError:
-                continue
-            if o.get("type") == "boot":
-                progress("%s %s: guest up in %.0f s" % (k, name,
-                                                        o["boot_seconds"]))
-            elif "mode" in o:
-                counter[0] += 1
-                progress("%s %s: %s %s %s: %s" % (
-                    k, name, o["config"], o["mode"],
-                    krate(o["target_pps"]), step_line(o)))
-        rc = p.wait()
+        try:
+            rc = read_router(p, lf, k, name, counter)
+        finally:
+            if p.poll() is None:    # we were stopped: so is the guest
+                p.terminate()
+                p.wait(timeout=120)
     WAITED[0] += lk.waited
     secs = time.time() - t - lk.waited
     if rc:
@@ -393,7 +439,7 @@ KEEP = ("config", "driver", "params", "mode", "queues", "smp", "rings",
         "target_pps", "sent", "forwarded", "fwd_pps", "loss_pct",
         "tdt_per_fwd", "tdt_noop_per_fwd", "rdt_per_rx", "irqs_per_fwd",
         "cpu_busy_pct", "insn_per_fwd", "lat_p50_us", "lat_p99_us",
-        "insn_counting", "mmio_per_fwd", "ways", "conntrack")
+        "insn_counting", "mmio_per_fwd", "ways", "conntrack", "size")
 
 
 def slim(row):
@@ -784,6 +830,8 @@ def ct_table(configs):
              "doorbells/pkt (TX+RX tails)", "cycles/pkt MODELED",
              "MODELED speed-up vs off", "irqs/pkt"]
     rows = []
+    if not any(queue_suffix(c["config"]) in CT_ROWS for c in configs):
+        return heads, rows
     by = {(c["kernel"], c["config"]): c for c in configs
           if c["mode"] == "stack"}
     for k in sorted({c["kernel"] for c in configs}):
@@ -836,7 +884,9 @@ CT_NOTE = (
 MODELED_NOTE = (
     "MODELED, not measured: what the counted work of this run would cost "
     "on silicon under the assumptions below.  PCIe: per forwarded packet, "
-    "the bytes each port's link (A receives, B transmits) would carry in "
+    "the bytes each port's link (A receives, B transmits; both ways: "
+    "each does both, and the ceiling is for both directions together) "
+    "would carry in "
     "each direction (up: device to host), at the fixed rate and with the "
     "router saturated, where batching is deepest; the ceiling is the link "
     "rate over the busiest direction.  FreeBSD's figures beside them are "
@@ -899,6 +949,7 @@ def cross_table(configs):
         # both ways at once: FreeBSD's bidirectional figures (no doorbell
         # count published for them), ours against igc_batch off both ways
         off = by.get((k, "igc_batch off both", "stack"))
+        offx = by.get((k, "igc_batch off both", "xdp"))
         for lab in BOTH:
             c = by.get((k, lab, "stack"))
             fb = CONFIGS[lab][3]
@@ -914,13 +965,16 @@ def cross_table(configs):
             r_i = (c["insn_per_pkt"] / off["insn_per_pkt"]
                    if off and off["insn_per_pkt"] and c["insn_per_pkt"]
                    else None)
+            x = by.get((k, lab, "xdp"))
+            r_x = (x["max_pps"] / offx["max_pps"]
+                   if x and offx and offx["max_pps"] else None)
             name = "upstream igc" if lab == "igc both" else \
                 lab.replace("igc_batch ", "")
             rows.append(fcols + [
                 "%s, %s" % (k, name),
                 fmt(c["max_pps"] / 1e3 if c["ramp"] else None, "%.1f"),
-                fmt(r_sat, "%.2f"), fmt(c["tdt_at_over"], "%.3f"), "–",
-                fmt(r_i, "%.2f")])
+                fmt(r_sat, "%.2f"), fmt(c["tdt_at_over"], "%.3f"),
+                fmt(r_x, "%.2f"), fmt(r_i, "%.2f")])
     return heads, rows
 
 
@@ -1024,27 +1078,39 @@ def plots(data, out):
             else "TCG (%s)" % ", ".join(sorted({
                 c.get("accel") or "default" for c in kc})))
         panels = []
-        for fam, mode, both, title in (
-                ("igc", "stack", False, "dbb-igc: stack forwarding"),
-                ("igc", "stack", True, "dbb-igc: stack forwarding, both "
+        for fam, mode, var, title in (
+                ("igc", "stack", "", "dbb-igc: stack forwarding"),
+                ("igc", "stack", "both", "dbb-igc: stack forwarding, both "
                  "ways at once (offered: the total)"),
-                ("igc", "xdp", False, "dbb-igc: XDP_REDIRECT"),
-                ("octep", "stack", False, "dbb-octep: stack forwarding")):
+                ("igc", "stack", "imix", "dbb-igc: stack forwarding, mixed "
+                 "sizes (IMIX)"),
+                ("igc", "xdp", "", "dbb-igc: XDP_REDIRECT"),
+                ("igc", "xdp", "both", "dbb-igc: XDP_REDIRECT, both ways at "
+                 "once (offered: the total)"),
+                ("octep", "stack", "", "dbb-octep: stack forwarding")):
             cs = [c for c in kc if c["family"] == fam and c["mode"] == mode
-                  and (queue_suffix(c["config"]) == "both") == both]
+                  and (queue_suffix(c["config"]) if queue_suffix(
+                      c["config"]) in OWN_PANEL else "") == var]
             if cs:
                 panels.append((title, cs))
         if not panels:
             continue
         n = len(panels)
+        # at most three panels a row, the rest below
+        cols = min(n, 3)
+        rows = (n + cols - 1) // cols
         # forwarded vs offered, CPU busy below
-        fig, ax = plt.subplots(2, n, figsize=(max(8, 5.2 * n), 6.8),
-                               squeeze=False,
-                               gridspec_kw={"height_ratios": [2.2, 1]},
-                               sharex="col")
+        fig, ax = plt.subplots(2 * rows, cols,
+                               figsize=(max(8, 5.2 * cols), 6.8 * rows),
+                               squeeze=False, gridspec_kw={
+                                   "height_ratios": [2.2, 1] * rows})
+        for i in range(n, rows * cols):
+            ax[2 * (i // cols)][i % cols].set_visible(False)
+            ax[2 * (i // cols) + 1][i % cols].set_visible(False)
         for i, (title, cs) in enumerate(panels):
             top = max(r["target_pps"] for c in cs for r in c["ramp"]) / 1e3
-            a0, a1 = ax[0][i], ax[1][i]
+            a0 = ax[2 * (i // cols)][i % cols]
+            a1 = ax[2 * (i // cols) + 1][i % cols]
             a0.plot([0, top], [0, top], color="#bbbbbb", ls=":", lw=1,
                     label="offered (diagonal)")
             for c in cs:
@@ -1063,21 +1129,27 @@ def plots(data, out):
             a0.grid(alpha=.3)
             a0.legend(fontsize=7.5, loc="upper left")
             a1.set_ylabel("guest CPU busy %")
-            a1.set_xlabel("offered kpps (64-byte frames)")
+            a1.set_xlabel("offered kpps (%s)" % (
+                "IMIX: 64, 594, 1518 bytes 7:4:1" if "IMIX" in title
+                else "64-byte frames"))
+            a1.set_xlim(0, top * 1.03)
             a1.set_ylim(0, 105)
             a1.grid(alpha=.3)
         fig.suptitle("%s: forwarded vs offered; guest CPU busy below\n"
-                     "kernel %s, %s, 64-byte frames; "
+                     "kernel %s, %s, 64-byte frames unless marked; "
                      "compare the lines, not with hardware" % (EMU, kv, tcg),
                      fontsize=10.5)
         fig.tight_layout()
         made.append(save(fig, out, "load-%s.png" % k, plt))
 
         # TX doorbells per forwarded packet vs offered
-        fig, ax = plt.subplots(1, n, figsize=(max(8, 5.2 * n), 4.8),
+        fig, ax = plt.subplots(rows, cols,
+                               figsize=(max(8, 5.2 * cols), 4.8 * rows),
                                squeeze=False)
+        for i in range(n, rows * cols):
+            ax[i // cols][i % cols].set_visible(False)
         for i, (title, cs) in enumerate(panels):
-            a0 = ax[0][i]
+            a0 = ax[i // cols][i % cols]
             for c in cs:
                 col, ls = CONFIGS.get(c["config"], (0, 0, 0, 0, "k", "-"))[4:]
                 pts = [(r["target_pps"] / 1e3, r["tdt_per_fwd"])
@@ -1357,10 +1429,11 @@ def page(data, pngs):
     return "\n".join(b)
 
 
-NOT_YET = ("the modeled PCIe traffic of dbb-octep's links, "
-           "nftables/conntrack rows, XDP_REDIRECT both ways and with "
-           "one and four queues, mixed sizes, latency as a run of its own "
-           "(here: the ramps' lowest and highest steps).")
+NOT_YET = ("the modeled PCIe traffic of dbb-octep's links, a mixed-size "
+           "load, load ramps behind the firewall (its rows count "
+           "instructions), latency as a run of its own (here: the ramps' "
+           "lowest and highest steps); XDP_REDIRECT both ways and with one "
+           "and four queues only with --full.")
 
 
 def render(a, data):
@@ -1426,8 +1499,10 @@ def parse_args(argv):
                     help="6.1 or 6.12 (repeatable: --kernel 6.1 --kernel "
                     "6.12 for both; default 6.1)")
     ap.add_argument("--full", action="store_true",
-                    help="longer ramps: 12 steps a ramp, 3 s a step, the "
-                    "dbb-igc ramps in 3 boots (about 25 minutes a kernel)")
+                    help="the full matrix: XDP_REDIRECT in the queue-count "
+                    "and both-ways rows too, and longer ramps: 12 steps a "
+                    "ramp, 3 s a step, the dbb-igc ramps in 3 boots (about "
+                    "35 minutes a kernel)")
     ap.add_argument("--steps", type=int,
                     help="steps per rate ramp (default 8; --full 12); a "
                     "ramp stops after two steps in a row lose > 1 %%")
@@ -1445,14 +1520,16 @@ def parse_args(argv):
                     help="leave out the one- and four-queue rows")
     ap.add_argument("--no-both", action="store_true",
                     help="leave out the both-ways rows")
+    ap.add_argument("--no-imix", action="store_true",
+                    help="leave out the mixed-size rows")
     ap.add_argument("--no-conntrack", action="store_true",
                     help="leave out the stateful-firewall rows")
     ap.add_argument("--smoke", action="store_true",
                     help="the test's run: igc and igc_batch batched, stack "
                     "only, two 1 s steps, one instruction-count step, one "
-                    "step both ways and one instruction-count step with "
-                    "conntrack on 1,024 flows; does not touch "
-                    "Documentation/")
+                    "step both ways, one of mixed sizes and one "
+                    "instruction-count step with conntrack on 1,024 flows; "
+                    "does not touch Documentation/")
     ap.add_argument("--modules", help="directory with our *.ko (%%k = "
                     "kernel; default: built into OUT/modules/<kernel>)")
     ap.add_argument("--out", help="output directory (default build/report; "
@@ -1479,6 +1556,8 @@ def parse_args(argv):
 
 def main(argv=None):
     a = parse_args(argv)
+    # SIGTERM unwinds: the router run in progress is stopped with its guest
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if importlib.util.find_spec("matplotlib") is None:   # the plots
         sys.exit("report: this Python (%s) has no matplotlib: run it with "
                  "/usr/bin/python3 after tools/lab/setup.sh (Debian's "

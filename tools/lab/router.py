@@ -75,7 +75,7 @@ REV_DST_IP = "10.0.128.1"
 # --conntrack: a stateful nftables firewall in the forward path (every
 # flow tracked, as pf keeping state on FreeBSD): Debian's modules and the
 # ruleset.  UDP flows one way stay NEW (no reply), so both states pass.
-CT_KMODS = ("nf_conntrack", "nf_tables", "nft_ct")
+CT_KMODS = ("nf_conntrack", "nf_tables", "nft_ct", "nf_conntrack_netlink")
 CT_RULESET = """flush ruleset
 table inet dbb {
 	chain forward {
@@ -161,6 +161,20 @@ def rate(s):
         raise argparse.ArgumentTypeError("bad rate %r" % s)
     mult = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2).lower()]
     return int(round(float(m.group(1)) * mult))
+
+
+def frame_size(s):
+    """--size: bytes on the wire (64..9018) or "imix"."""
+    if s == "imix":
+        return s
+    try:
+        n = int(s)
+    except ValueError:
+        n = 0
+    if not 64 <= n <= 9018:
+        raise argparse.ArgumentTypeError("bad size %r: 64..9018 or imix"
+                                         % s)
+    return n
 
 
 class Config:
@@ -269,23 +283,36 @@ def both_ways(gen, sink, rgen, rsink):
     """One direction's dbb-gen and dbb-sink JSON lines merged with the
     other's (--both-ways): per step and in total, what was offered, sent
     and received summed, latency the worse direction's; each step keeps
-    both directions apart under "ways" (A to B, B to A)."""
-    add = ("target_pps", "offered", "sent", "pps", "received", "rx_pps",
-           "reordered", "dup", "rx_frames", "markers", "invalid",
-           "sink_socket_drops", "global_reordered", "flow_gaps_open")
+    both directions apart under "ways" (A to B, B to A).  A step one side
+    has no line for counts as nothing there (a sink prints no line for a
+    step that received nothing)."""
+    add = ("target_pps", "offered", "sent", "send_errors", "pps",
+           "received", "rx_pps", "lost", "reordered", "dup", "rx_frames",
+           "markers", "invalid", "sink_socket_drops", "global_reordered",
+           "flow_gaps_open", "flows")
 
     def merge(x, y):
-        out = dict(x)
+        out = dict(y)
+        out.update(x)
         for k in add:
-            if isinstance(x.get(k), (int, float)) and \
-                    isinstance(y.get(k), (int, float)):
-                out[k] = x[k] + y[k]
-        for k in ("seconds", "host_udp_rcvbuf_errors"):
-            if k in x and k in y:   # the same host counter in both
-                out[k] = max(x[k], y[k])
-        if "lat_ns" in x and "lat_ns" in y:
-            out["lat_ns"] = {k: max(x["lat_ns"].get(k, 0), v)
-                             for k, v in y["lat_ns"].items()}
+            v = [w[k] for w in (x, y) if isinstance(w.get(k), (int, float))]
+            if v:
+                out[k] = sum(v)
+        for k in ("seconds", "host_udp_rcvbuf_errors", "ttl_max"):
+            v = [w[k] for w in (x, y) if k in w]
+            if v:   # the host counter: the same in both
+                out[k] = max(v)
+        if "ttl_min" in x and "ttl_min" in y:
+            out["ttl_min"] = min(x["ttl_min"], y["ttl_min"])
+        lx, ly = x.get("lat_ns", {}), y.get("lat_ns", {})
+        if lx or ly:
+            lat = dict(ly)
+            lat.update(lx)
+            for k in set(lx) & set(ly):
+                lat[k] = (lx[k] + ly[k] if k == "n" else
+                          min(lx[k], ly[k]) if k == "min" else
+                          max(lx[k], ly[k]))
+            out["lat_ns"] = lat
         return out
 
     def by_step(lines, kind):
@@ -294,18 +321,22 @@ def both_ways(gen, sink, rgen, rsink):
     gs, rgs = by_step(gen, "step"), by_step(rgen, "step")
     ss, rss = by_step(sink, "step"), by_step(rsink, "step")
     mgen = []
-    for n, x in gs.items():
-        y = rgs.get(n, {})
+    for n in sorted(set(gs) | set(rgs)):
+        x, y = gs.get(n, {}), rgs.get(n, {})
+        if not x or not y:
+            labvm.log("both ways: step %s has no line from the %s generator"
+                      % (n, "A to B" if not x else "B to A"))
         m = merge(x, y)
-        m["ways"] = [{"sent": w.get("sent"), "received":
+        m["ways"] = [{"sent": w.get("sent", 0), "received":
                       v.get(n, {}).get("received", 0)}
                      for w, v in ((x, ss), (y, rss))]
         mgen.append(m)
-    msink = [merge(x, rss.get(n, {})) for n, x in ss.items()]
+    msink = [merge(ss.get(n, {}), rss.get(n, {}))
+             for n in sorted(set(ss) | set(rss))]
     tot = [x for x in sink if x.get("type") == "total"]
     rtot = [x for x in rsink if x.get("type") == "total"]
-    if tot:
-        msink.append(merge(tot[0], rtot[0] if rtot else {}))
+    if tot or rtot:
+        msink.append(merge(tot[0] if tot else {}, rtot[0] if rtot else {}))
     return mgen, msink
 
 
@@ -347,6 +378,7 @@ class Router:
         self.boot_time = None
         self.ifa = self.ifb = None
         self.xdp_running = False
+        self.ct_warm = None     # conntrack entries after the warm-up
         self.gen, self.sink = traffic_tools()
 
     # ---- boot --------------------------------------------------------
@@ -363,7 +395,7 @@ class Router:
         bpfdir = "/usr/lib/x86_64-linux-gnu/bpf"
         kmods = self.KMODS
         if a.conntrack:
-            tools += (("nft", "nftables"),)
+            tools += (("nft", "nftables"), ("conntrack", "conntrack"))
             kmods += CT_KMODS
         vmlinuz = labvm.build_initramfs(
             kver, initrd, INIT, tools=tools, kmods=kmods,
@@ -593,10 +625,12 @@ redirect $A $B
 %s
 """ % (A, B, self.a.xdp_interval,
        "redirect $B $A own-run" if self.a.both_ways else ""), check=False)
+            # whatever started is stopped by mode_teardown (its pid files),
+            # also when the second one failed
+            self.xdp_running = True
             if rc != 0:
                 raise RuntimeError("xdp-bench redirect failed (%d):\n%s"
                                    % (rc, out))
-            self.xdp_running = True
         if self.a.irq_spread:
             self.g("spread %s; spread %s\n" % (self.ifa, self.ifb))
         if self.a.rss == "same":
@@ -640,30 +674,34 @@ ethtool -X $A equal $(ls -d /sys/class/net/$A/queues/rx-* | wc -l)
         return out
 
     def conntrack_setup(self):
-        """The stateful ruleset, a table big enough for every flow, and
-        one pass over all flows at CT_WARMUP_PPS so that the measured
-        steps find each flow's entry (the established path, as pf's
-        state lookups in the FreeBSD post) rather than create it."""
+        """The stateful ruleset, an empty table big enough for every flow,
+        and a pass over all flows at CT_WARMUP_PPS so that the measured
+        steps find each flow's entry (the established path, as pf's state
+        lookups in the FreeBSD post) rather than create it.  The entries
+        it made are kept in self.ct_warm for the rows."""
         a = self.a
         rc, out = self.g("""
 for m in %s; do modprobe $m || exit 10; done
 echo %d >/proc/sys/net/netfilter/nf_conntrack_max
 echo %d >/sys/module/nf_conntrack/parameters/hashsize
 echo 300 >/proc/sys/net/netfilter/nf_conntrack_udp_timeout
-echo 1 >/proc/sys/net/netfilter/nf_conntrack_flush 2>/dev/null
 nft -f - <<'EOF' || exit 11
 %sEOF
-nft list ruleset | grep -c 'ct state'
+conntrack -F 2>/dev/null
+[ "$(cat /proc/sys/net/netfilter/nf_conntrack_count)" = 0 ] || exit 12
 """ % (" ".join(CT_KMODS), max(262144, 2 * a.flows),
        max(65536, a.flows), CT_RULESET), check=False)
         if rc != 0:
             raise RuntimeError("--conntrack setup failed (%d):\n%s"
                                % (rc, out))
-        ways = 2 if a.both_ways else 1
-        self.run_gen([CT_WARMUP_PPS], [a.flows * ways])
-        n = self.ct_count()
-        labvm.log("conntrack: %d entries after the warm-up pass over %d "
-                  "flows" % (n, a.flows * ways))
+        want = a.flows * (2 if a.both_ways else 1)
+        for _ in range(2):      # a pass that lost frames: once more
+            self.run_gen([CT_WARMUP_PPS], [a.flows])
+            self.ct_warm = self.ct_count()
+            if self.ct_warm >= want:
+                break
+        labvm.log("conntrack: %d entries after the warm-up over %d flows"
+                  % (self.ct_warm, want))
         return out
 
     def ct_count(self):
@@ -693,7 +731,8 @@ carrier $A 1 30 && carrier $B 1 30
         elif mode == "stack":
             self.g("echo 0 >/proc/sys/net/ipv4/ip_forward\n")
             if self.a.conntrack:
-                self.g("nft flush ruleset\n")
+                self.g("nft flush ruleset; conntrack -F 2>/dev/null; true\n")
+                self.ct_warm = None
 
     # ---- measurements -------------------------------------------------
     def truth(self):
@@ -793,69 +832,75 @@ echo "@@B"; ethtool -S %s
         second generator and sink run the other way at the same rates
         (the caller halves them): their lines are measurements["rev"]."""
         a = self.a
-        tmp = tempfile.mkdtemp(prefix="router-step.", dir=self.work)
-        sink = self.start_sink(tmp, self.pb_out, "sink")
-        rsink = (self.start_sink(tmp, self.pa_out, "sink-rev")
-                 if a.both_ways else None)
-        q0 = self.qdisc()
-        m0 = self.measure()
         if len(set(counts)) != 1:
             raise ValueError("one count per gen run")
         steps = ["--json", "--step-gap-ms", str(a.step_gap_ms),
                  "--count", str(counts[0]),
                  "--steps", ",".join(str(r) for r in rates)]
         steps += shlex.split(a.gen_args)
-        gen_cmd = self.gen_cmd(flows or a.flows, size or a.size) + steps
-        stray0 = self.stray.frames if self.stray else None
-        t0 = time.time()
-        rgp = None
-        if a.both_ways:
-            rgp = subprocess.Popen(
-                self.gen_cmd(flows or a.flows, size or a.size, True) + steps,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        gp = subprocess.Popen(gen_cmd, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-        gen_lines = []
-        for line in gp.stdout:
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            gen_lines.append(obj)
-            if on_line:
-                on_line(obj)
-        gp.wait()
-        rgen_lines = []
-        if rgp:
-            out, err = rgp.communicate()
-            for line in out.splitlines():
+        flows, size = flows or a.flows, size or a.size
+        tmp = tempfile.mkdtemp(prefix="router-step.", dir=self.work)
+        sinks, gens = [], []
+        try:
+            # the sinks first: each listens before a frame can reach it
+            sinks.append(self.start_sink(tmp, self.pb_out, "sink"))
+            if a.both_ways:
+                sinks.append(self.start_sink(tmp, self.pa_out, "sink-rev"))
+            q0 = self.qdisc()
+            m0 = self.measure()
+            stray0 = self.stray.frames if self.stray else None
+            t0 = time.time()
+            for rev in ([False, True] if a.both_ways else [False]):
+                gens.append(subprocess.Popen(
+                    self.gen_cmd(flows, size, rev) + steps,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    text=True))
+            gen_lines = []
+            for line in gens[0].stdout:
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    continue
+                gen_lines.append(obj)
+                if on_line:
+                    on_line(obj)
+            outs = [(gens[0].stdout.read(), gens[0].stderr.read())] + [
+                g.communicate() for g in gens[1:]]
+            gens[0].wait()
+            rgen_lines = []
+            for line in (outs[1][0].splitlines() if a.both_ways else []):
                 try:
                     rgen_lines.append(json.loads(line))
                 except ValueError:
                     pass
-        gen_secs = time.time() - t0
-        cpu1 = self.proc_stat()
-        self.drain()
-        m1 = self.measure(cpu=False)
-        m1["cpu"] = cpu1
-        q1 = self.qdisc()
-        if q0 and q1:
-            m1["qdisc"] = {k: q1[k] - q0[k] for k in q0}
-        ct = self.ct_count() if a.conntrack else None
-        time.sleep(0.1)
-        sink_lines = self.stop_sink(*sink)
-        rsink_lines = self.stop_sink(*rsink) if rsink else []
-        for p, what in ((gp, "dbb-gen"), (rgp, "dbb-gen (B to A)")):
-            if p and p.returncode not in (0, 1):
+            gen_secs = time.time() - t0
+            cpu1 = self.proc_stat()
+            self.drain()
+            m1 = self.measure(cpu=False)
+            m1["cpu"] = cpu1
+            q1 = self.qdisc()
+            if q0 and q1:
+                m1["qdisc"] = {k: q1[k] - q0[k] for k in q0}
+            time.sleep(0.1)
+        finally:
+            # nothing outlives the run: a generator still sending, a sink
+            # still listening (an error above, a signal)
+            for g in gens:
+                if g.poll() is None:
+                    g.kill()
+                    g.wait()
+            lines = [self.stop_sink(*x) for x in sinks]
+        for g, (_, err), what in zip(gens, outs,
+                                     ("dbb-gen", "dbb-gen (B to A)")):
+            if g.returncode not in (0, 1):
                 raise RuntimeError("%s failed (%d): %s"
-                                   % (what, p.returncode, p.stderr.read()
-                                      if p is gp else err))
-        return gen_lines, sink_lines, {
+                                   % (what, g.returncode, err))
+        return gen_lines, lines[0], {
             "m0": m0, "m1": m1, "gen_secs": gen_secs,
             "stray_frames": (self.stray.frames - stray0 if self.stray
                              else None),
-            "rev": (rgen_lines, rsink_lines) if a.both_ways else None,
-            "ct_count": ct}
+            "rev": (rgen_lines, lines[1]) if a.both_ways else None,
+            "ct_count": self.ct_warm}
 
     def gen_cmd(self, flows, size, reverse=False):
         """dbb-gen into port A (REVERSE: into port B, towards A's side):
@@ -942,6 +987,7 @@ echo "@@B"; ethtool -S %s
                 "priv_flags": cfg.priv_flags, "mode": mode,
                 "queues": self.queues_now, "smp": self.a.smp,
                 "bql": self.a.bql, "insn_counting": bool(self.a.insn),
+                "size": self.a.size,
                 "rings": self.rings_now,
                 "step": gs["step"], "target_pps": gs["target_pps"],
                 "offered": gs["offered"], "sent": gs["sent"],
@@ -976,8 +1022,8 @@ echo "@@B"; ethtool -S %s
             rx_frames = sum(d[p + "_rx_frames"] for p in rx)
             total = {
                 "gen_sent": sum(r["sent"] for r in rows),
-                "markers_sent": GEN_MARKERS * len(rows) if "--markers" not in
-                self.a.gen_args else None,
+                "markers_sent": GEN_MARKERS * len(rows) * (2 if rev else 1)
+                if "--markers" not in self.a.gen_args else None,
                 "sink_received": sink_total.get("received"),
                 "sink_rx_frames": sink_total.get("rx_frames"),
                 "sink_markers": sink_total.get("markers"),
@@ -1198,7 +1244,9 @@ def parse_args(argv=None):
                     help="with --until-loss: stop after N lossy steps in a "
                     "row (default 1)")
     ap.add_argument("--flows", type=int, default=99328)
-    ap.add_argument("--size", type=int, default=64)
+    ap.add_argument("--size", type=frame_size, default=64,
+                    help="frame size on the wire incl. FCS, 64..9018, or "
+                    "imix (dbb-gen's simple IMIX: 7:4:1 of 64, 594, 1518)")
     ap.add_argument("--queues", type=int, help="ethtool -L combined N on "
                     "both ports (default: the driver's)")
     ap.add_argument("--rings", type=int, default=4096, help="ethtool -G "
@@ -1235,8 +1283,9 @@ def parse_args(argv=None):
                     "for tests that make a device write where it should "
                     "not (the models count refused DMA in dma_errors)")
     ap.add_argument("--bql", choices=("on", "off"), default="on",
-                    help="off: byte queue limits of port B's TX queues out "
-                    "of the way (limit_min 100 MB)")
+                    help="off: byte queue limits of port B's TX queues "
+                    "(both ways: both ports') out of the way (limit_min "
+                    "100 MB)")
     ap.add_argument("--guest-setup", default="", metavar="SCRIPT",
                     help="shell run in the guest after each mode's setup, "
                     "with $A, $B (interfaces) and $MODE set; e.g. BQL off: "
@@ -1365,6 +1414,9 @@ def our_modules(a, configs):
 
 def main(argv=None):
     a = parse_args(argv)
+    # SIGTERM (a timeout, report.py stopped) unwinds like an error: the
+    # guest is shut down and QEMU does not outlive us
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     a.qemu = labvm.qemu_binary(a.qemu)
     kos = our_modules(a, a.configs)
     r = Router(a, a.configs, kos)

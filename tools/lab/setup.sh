@@ -36,8 +36,9 @@ refresh_and_restart() {
 # sparse is C=1, cpio+busybox-static make the initramfs, the rest runs in
 # the guest (its binaries and libraries are copied from the host);
 # python3-matplotlib draws make report's plots (tools/lab/report.py),
-# nftables is its stateful firewall in the guest (router.py --conntrack;
-# Debian leaves the host's nftables.service disabled);
+# nftables and conntrack are its stateful firewall in the guest
+# (router.py --conntrack; Debian leaves the host's nftables.service
+# disabled);
 # python3-yaml, socat, iputils-ping, jq and netsniff-ng (mausezahn) are for
 # the kernel's drivers/net selftests (tools/lab/tests/kernel_drivers_net.py).
 PKGS=(
@@ -45,7 +46,7 @@ PKGS=(
 	busybox-static cpio kmod xz-utils bc
 	make gcc git rsync sparse clang libclang-rt-14-dev dkms python3
 	iproute2 ethtool bpftool xdp-tools libxdp1 iperf3
-	python3-matplotlib nftables python3-yaml socat iputils-ping jq netsniff-ng
+	python3-matplotlib nftables conntrack python3-yaml socat iputils-ping jq netsniff-ng
 	"$LAB_SRC_PKG" "$LAB_SRC612_PKG"
 )
 

@@ -4,8 +4,8 @@
 make report's smoke test (make check).  Runs `tools/lab/report.py --smoke`
 (upstream igc and igc_batch batched, stack forwarding, two 1 s steps on
 multi-threaded TCG, one instruction-count step, one step both ways at
-once, and one instruction-count step behind a stateful firewall) and
-checks what it
+once, one of mixed sizes, and one instruction-count step behind a
+stateful firewall) and checks what it
 wrote: index.html references every plot and each plot it references is
 there, a PNG that decodes (chunks, CRCs, the whole image inflates to
 height x rows) of some size; report.json has both configurations with a
@@ -34,6 +34,8 @@ REPO = os.path.dirname(os.path.dirname(LAB))
 CONFIGS = ("igc", "igc_batch batched")
 BOTH = ("igc both", "igc_batch batched both")
 CT = ("igc ct2k", "igc_batch batched ct2k")
+IMIX = ("igc imix", "igc_batch batched imix")
+IMIX_MEAN = 357.8       # bytes a datagram (the frame less its FCS)
 CT_FLOWS = 1024
 MIN_PNG = 15000         # bytes: a plot with axes, lines and text
 
@@ -118,7 +120,7 @@ def main():
                 "with conntrack)",
                 len(re.findall(r"^\[\d\d:\d\d\] .* (stack) \S+: fwd ",
                                p.stdout, re.M)) == 3 * len(CONFIGS) +
-                len(BOTH) + len(CT), p.stdout)
+                len(BOTH) + len(CT) + len(IMIX), p.stdout)
 
     # the page
     try:
@@ -221,13 +223,26 @@ def main():
                 "(%s), the models sent what the sinks got, doorbells per "
                 "packet over both ports" % (lab, ways),
                 len(ramp) == 1 and r.get("both_ways") is True and
-                len(ways) == 2 and all(w["received"] > 0.5 * w["sent"]
+                len(ways) == 2 and all(w["received"] > 0.5 * (w["sent"] or 1e9)
                                        for w in ways) and
                 r["forwarded"] == sum(w["received"] for w in ways) and
                 0 <= (r.get("tx_frames") or -1) - r["forwarded"] <=
                 2 * 8 and   # dbb-gen's 8 end-of-step markers each way
                 r.get("tdt_per_fwd") is not None and
                 r.get("tdt_writes") > 0, r)
+    for lab in IMIX:
+        c = by.get(lab, {})
+        ramp = c.get("ramp") or []
+        r = ramp[0] if ramp else {}
+        pa = ((r.get("pcie_counts") or {}).get("A") or {})
+        # the mix reached the router: the mean frame port A received
+        t.check("report.json: %s: one step of mixed sizes that forwarded "
+                "(%s of %s), port A's mean frame %.1f bytes (IMIX: %.1f)" % (
+                    lab, r.get("forwarded"), r.get("sent"),
+                    pa.get("rx_frame", 0), IMIX_MEAN),
+                len(ramp) == 1 and r.get("size") == "imix" and
+                r["forwarded"] > 0.5 * r["sent"] and
+                abs(pa.get("rx_frame", 0) - IMIX_MEAN) < 5, r)
     for lab in CT:
         c = by.get(lab, {})
         n = c.get("insn_conntrack")
@@ -237,9 +252,10 @@ def main():
                     lab, c.get("insn_per_pkt"), CT_FLOWS, n),
                 (c.get("insn_per_pkt") or 0) > 100 and n is not None and
                 CT_FLOWS <= n <= CT_FLOWS + 16, c.get("insn_conntrack"))
+    ctt = page.split('class="conntrack"', 1)[-1].split("</table>", 1)[0] \
+        if 'class="conntrack"' in page else ""
     t.check("the page has the stateful-firewall table with both "
-            "configurations", 'class="conntrack"' in page and all(
-                "<td>%s</td>" % lab in page for lab in CT))
+            "configurations", all("<td>%s</td>" % lab in ctt for lab in CT))
     t.check("report.json: the runs exited 0 and their guests' health was "
             "recorded", data.get("runs") and all(
                 r["rc"] == 0 and "tainted" in r["health"]

@@ -31,7 +31,7 @@ static struct {
 	struct sockaddr_in to, from;
 	bool have_from;
 	uint8_t dst_mac[6], src_mac[6];
-	unsigned int size;	/* on the wire, incl. FCS */
+	unsigned int size;	/* on the wire, incl. FCS; 0: imix */
 	uint32_t flows;
 	uint32_t src_ip, dst_ip, dst_ip_count;
 	uint32_t sport, sport_count, dport;
@@ -80,7 +80,9 @@ static void usage(FILE *f)
 "  --dst-mac M          frame destination MAC (default 52:54:00:db:b0:00)\n"
 "  --src-mac M          frame source MAC (default 02:00:00:db:b0:01)\n"
 "  --size B             frame size on the wire incl. 4-byte FCS (default 64;\n"
-"                       the datagram is B-4 bytes), 64..9018\n"
+"                       the datagram is B-4 bytes), 64..9018, or imix: the\n"
+"                       simple IMIX, 7 x 64, 4 x 594, 1 x 1518 bytes in a\n"
+"                       fixed order of 12 (mean 361.8; no GSO; JSON size 0)\n"
 "  --flows N            flows (default 99328)\n"
 "  --src-ip A           first source IP (default 10.0.0.1)\n"
 "  --dst-ip A           first destination IP (default 10.1.0.1)\n"
@@ -182,37 +184,56 @@ static void flow_tuple(uint32_t flow, struct flow_tuple *t)
 	t->dport = (uint16_t)opt.dport;
 }
 
+/*
+ * --size imix: the simple IMIX (7:4:1 of 64, 594 and 1518 bytes), frame g
+ * taking imix[g % 12], so every run and every flow sees the same mix.
+ */
+static const unsigned short imix[12] = {
+	64, 594, 64, 64, 594, 64, 1518, 64, 594, 64, 594, 64,
+};
+
+/* Frame g's datagram length (its size on the wire less the FCS). */
+static unsigned int frame_len(uint64_t g)
+{
+	return (opt.size ? opt.size : imix[g % 12]) - DBB_FCS_LEN;
+}
+
+/* The longest datagram: a buffer slot's size. */
 static unsigned int dgram_len(void)
 {
-	return opt.size - DBB_FCS_LEN;
+	return (opt.size ? opt.size : 1518) - DBB_FCS_LEN;
 }
 
 /* Constant part of a frame: Ethernet header and fixed IPv4/UDP fields. */
 static void frame_template(uint8_t *f)
 {
-	unsigned int len = dgram_len();
-	uint8_t *ip = f + DBB_ETH_LEN, *udp = ip + DBB_IP_LEN;
+	uint8_t *ip = f + DBB_ETH_LEN;
 
-	memset(f, 0, len);
+	memset(f, 0, dgram_len());
 	memcpy(f, opt.dst_mac, 6);
 	memcpy(f + 6, opt.src_mac, 6);
 	put_be16(f + 12, 0x0800);
 	ip[0] = 0x45;
-	put_be16(ip + 2, (uint16_t)(len - DBB_ETH_LEN));
 	ip[8] = DBB_TTL;
 	ip[9] = 17;
-	put_be16(udp + 4, (uint16_t)(len - DBB_ETH_LEN - DBB_IP_LEN));
 	put_le16(f + DBB_HDR_LEN + DBB_P_MAGIC, DBB_MAGIC);
 }
 
-/* Per-frame fields: addresses, checksums, payload. */
-static void frame_fill(uint8_t *f, const struct flow_tuple *t, uint8_t step,
-		       uint32_t flow, uint32_t fseq, uint32_t seq, uint32_t ts)
+/*
+ * Per-frame fields: lengths (LEN, the datagram's), addresses, checksums,
+ * payload.  A slot is zero past the payload whatever length it carried
+ * before (only the header and payload are ever written).
+ */
+static void frame_fill(uint8_t *f, unsigned int len,
+		       const struct flow_tuple *t, uint8_t step, uint32_t flow,
+		       uint32_t fseq, uint32_t seq, uint32_t ts)
 {
 	uint8_t *ip = f + DBB_ETH_LEN, *udp = ip + DBB_IP_LEN;
 	uint8_t *pl = udp + DBB_UDP_LEN;
 	uint32_t sum;
 
+	put_be16(ip + 2, (uint16_t)(len - DBB_ETH_LEN));
+	put_be16(udp + 4, (uint16_t)(len - DBB_ETH_LEN - DBB_IP_LEN));
 	put_be16(ip + 12, (uint16_t)(t->src >> 16));
 	put_be16(ip + 14, (uint16_t)t->src);
 	put_be16(ip + 16, (uint16_t)(t->dst >> 16));
@@ -370,10 +391,11 @@ static void send_markers(uint8_t step, uint64_t offered, uint64_t first_seq)
 		if (opt.marker_delay_ns)
 			wait_until(now_ns() + (opt.marker_delay_ns << (k < 6 ? k : 6)));
 		flow_tuple(k % opt.flows, &t);
-		frame_fill(slot(0), &t, step, DBB_FLOW_MARKER, (uint32_t)offered,
-			   (uint32_t)first_seq, (uint32_t)now_ns());
+		frame_fill(slot(0), frame_len(0), &t, step, DBB_FLOW_MARKER,
+			   (uint32_t)offered, (uint32_t)first_seq,
+			   (uint32_t)now_ns());
 		order[0].iov_base = slot(0);
-		order[0].iov_len = dgram_len();
+		order[0].iov_len = frame_len(0);
 		send_frames(0, 1);
 	}
 }
@@ -412,10 +434,10 @@ static unsigned int build_batch(unsigned int si, unsigned int n, uint32_t ts,
 			continue;
 		}
 		flow_tuple(flow, &tp);
-		frame_fill(slot(k), &tp, (uint8_t)si, flow,
+		frame_fill(slot(k), frame_len(g), &tp, (uint8_t)si, flow,
 			   (uint32_t)(g / opt.flows), (uint32_t)g, ts);
 		order[m].iov_base = slot(k);
-		order[m].iov_len = dgram_len();
+		order[m].iov_len = frame_len(g);
 		is_dup[m++] = false;
 		if (swap_pending) {
 			struct iovec x = order[m - 2];
@@ -609,8 +631,12 @@ int main(int argc, char **argv)
 				dbb_die("dbb-gen: bad MAC '%s'", optarg);
 			break;
 		case O_SIZE:
-			opt.size = (unsigned int)need_u64("size", optarg,
-							  DBB_MIN_SIZE, DBB_MAX_SIZE);
+			if (!strcmp(optarg, "imix"))
+				opt.size = 0;
+			else
+				opt.size = (unsigned int)need_u64("size", optarg,
+								  DBB_MIN_SIZE,
+								  DBB_MAX_SIZE);
 			break;
 		case O_FLOWS:
 			opt.flows = (uint32_t)need_u64("flows", optarg, 1,
@@ -801,7 +827,7 @@ int main(int argc, char **argv)
 	 * ordinary datagrams).  A datagram no longer than the segment size is
 	 * sent as is, so single frames need nothing special.
 	 */
-	if (opt.gso_segs) {
+	if (opt.gso_segs && opt.size) {	/* GSO cuts equal segments */
 		int sz = (int)dgram_len();
 
 		gso_segs = opt.gso_segs;

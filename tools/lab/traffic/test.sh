@@ -148,7 +148,45 @@ run nomark --idle-ms 300 --expect 5000 -- --flows 100 --count 5000 --pps 50000 -
 expect_eq "no markers: lost 5 against --expect" "$tmp/nomark.sink" total lost 5
 expect_eq "no markers: step sent unknown" "$tmp/nomark.sink" step sent -1 0
 
-# 7. loopback only, signals
+# 7. the simple IMIX: every frame valid for the sink, and the sizes 7:4:1
+# of 64, 594 and 1518 bytes on the wire (datagrams 4 bytes shorter), the
+# IPv4 and UDP lengths matching each datagram; the 8 markers are 64 bytes
+run imix --idle-ms 300 -- --flows 100 --count 1200 --pps 50000 --size imix --udp-csum
+expect_eq "imix: sink received 1200" "$tmp/imix.sink" total received 1200
+expect_eq "imix: no invalid frames" "$tmp/imix.sink" total invalid 0
+expect_eq "imix: IP checksums valid" "$tmp/imix.sink" total bad_ip_csum 0
+expect_eq "imix: UDP checksums valid" "$tmp/imix.sink" total bad_udp_csum 0
+port=$((port + 1))
+python3 - "$port" "$tmp/ready.imix" >"$tmp/imix.sizes" <<'PY' &
+import collections
+import socket
+import sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(1.0)
+open(sys.argv[2], "w").close()
+sizes, bad = collections.Counter(), 0
+try:
+    while True:
+        d = s.recv(65536)
+        sizes[len(d)] += 1
+        ip_len = int.from_bytes(d[16:18], "big")
+        udp_len = int.from_bytes(d[38:40], "big")
+        bad += ip_len != len(d) - 14 or udp_len != len(d) - 34
+except socket.timeout:
+    pass
+print(" ".join("%d:%d" % kv for kv in sorted(sizes.items())), "bad:%d" % bad)
+PY
+sink_pid=$!
+for _ in $(seq 100); do [ -e "$tmp/ready.imix" ] && break; sleep 0.02; done
+"$gen" --to "127.0.0.1:$port" --quiet --flows 100 --count 1200 --pps 50000 --size imix
+wait "$sink_pid"
+sink_pid=
+sizes=$(cat "$tmp/imix.sizes")
+[ "$sizes" = "60:708 590:400 1514:100 bad:0" ]
+check "imix: 708 x 60, 400 x 590, 100 x 1514-byte datagrams, lengths right" $? "$sizes"
+
+# 8. loopback only, signals
 "$gen" --to 10.0.0.1:9 --count 1 --pps 0 >/dev/null 2>&1
 [ $? -eq 2 ]
 check "generator refuses a non-loopback destination" $?
