@@ -1139,7 +1139,7 @@ def plots(data, out):
                      "kernel %s, %s, 64-byte frames unless marked; "
                      "compare the lines, not with hardware" % (EMU, kv, tcg),
                      fontsize=10.5)
-        fig.tight_layout()
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.6 / fig.get_figheight()))
         made.append(save(fig, out, "load-%s.png" % k, plt))
 
         # TX doorbells per forwarded packet vs offered
@@ -1181,7 +1181,7 @@ def plots(data, out):
                      " counted by the model\nkernel %s; dashed: FreeBSD's "
                      "MEASURED hardware figures (iflib post)" % (EMU, kv),
                      fontsize=10.5)
-        fig.tight_layout()
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.6 / fig.get_figheight()))
         made.append(save(fig, out, "doorbells-%s.png" % k, plt))
 
         # instructions per forwarded packet
@@ -1491,7 +1491,7 @@ def parse_args(argv):
         "report.json and report-table.rst.",
         epilog="Default: the lab's default kernel (6.1), 8 steps a ramp, "
         "2 s a step, the dbb-igc ramps in 2 boots, octep rows at "
-        "watermarks 0x100 and 0x400: about 13 minutes on a 2-core machine "
+        "watermarks 0x100 and 0x400: about 20 minutes on a 2-core machine "
         "(plus any wait for the lock).  Every guest run holds "
         "$DBB_GUEST_LOCK (/tmp/dbb-guest.lock), every module build "
         "$DBB_BUILD_LOCK (/tmp/dbb-build.lock); empty: no lock.")
