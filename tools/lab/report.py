@@ -88,22 +88,30 @@ IGC = ["igc", "igc_batch off", "igc_batch skip-empty", "igc_batch batched"]
 # forwarding, each pair in a boot of its own.  A label's last word names
 # its queue count; its baseline is igc with the same.
 QUEUE_ROWS = {"1q": 1, "4q": 4}
+
+
+def add_variant(base, suffix, ls, freebsd=False):
+    """CONFIGS["BASE SUFFIX"]: BASE's driver, parameters, family and
+    colour in line style LS; FreeBSD's setting of BASE only where its
+    figures match the variant (FREEBSD=True), else none."""
+    drv = CONFIGS[base]
+    CONFIGS[base + " " + suffix] = drv[:3] + (
+        drv[3] if freebsd else None, drv[4], ls)
+
+
 for _q in QUEUE_ROWS:
-    CONFIGS["igc " + _q] = CONFIGS["igc"][:3] + (None, "#404040",
-                                                  ":" if _q == "1q" else "--")
-    CONFIGS["igc_batch batched " + _q] = CONFIGS["igc_batch batched"][:3] + (
-        None, "#2ca02c", ":" if _q == "1q" else "--")
+    for _lab in ("igc", "igc_batch batched"):
+        add_variant(_lab, _q, ":" if _q == "1q" else "--")
 # one queue without a firewall, the baseline of the conntrack rows: off too
 # (instruction count only)
-CONFIGS["igc_batch off 1q"] = CONFIGS["igc_batch off"][:3] + (
-    None, "#d62728", ":")
+add_variant("igc_batch off", "1q", ":")
 # Both ways at once (router.py --both-ways: a generator and a sink on each
 # port, the rate the total), stack forwarding: the FreeBSD post's
 # bidirectional row (Original 1.54, Batched 5.41 Mpps).  Label's last
 # word "both"; its baseline is "igc both".
 BOTH = ["igc both", "igc_batch off both", "igc_batch batched both"]
 for _lab in BOTH:
-    CONFIGS[_lab] = CONFIGS[_lab[:-5]][:5] + ("-.",)
+    add_variant(_lab[:-5], "both", "-.", freebsd=True)
 # A stateful firewall (router.py --conntrack: nftables, every flow
 # tracked by conntrack), stack forwarding on one queue and one vCPU, as the
 # post's pf rows: 1,024 flows (2,048 conntrack tuples; pf: 2,050 states)
@@ -113,15 +121,12 @@ CT_ROWS = {"ct2k": 1024, "ct200k": 99328}
 CT = ["igc", "igc_batch off", "igc_batch batched"]
 for _c in CT_ROWS:
     for _lab in CT:
-        # no FreeBSD setting: its figures are one way, 4 queues, pf off
-        CONFIGS[_lab + " " + _c] = CONFIGS[_lab][:3] + (None,) + \
-            CONFIGS[_lab][4:5] + (":" if _c == "ct2k" else "--",)
+        add_variant(_lab, _c, ":" if _c == "ct2k" else "--")
 # A mixed-size load (router.py --size imix: dbb-gen's simple IMIX, 64, 594
 # and 1518 bytes 7:4:1), stack forwarding, upstream igc and batched.
 IMIX = ["igc imix", "igc_batch batched imix"]
 for _lab in IMIX:
-    CONFIGS[_lab] = CONFIGS[_lab[:-5]][:3] + (None,) + \
-        CONFIGS[_lab[:-5]][4:5] + ((0, (1, 1)),)   # FreeBSD: 64 bytes only
+    add_variant(_lab[:-5], "imix", (0, (1, 1)))
 # the variants with a plot panel of their own
 OWN_PANEL = ("both", "imix")
 VARIANTS = dict(QUEUE_ROWS, both=None, imix=None, **CT_ROWS)
@@ -129,10 +134,17 @@ VARIANTS = dict(QUEUE_ROWS, both=None, imix=None, **CT_ROWS)
 
 def queue_suffix(label):
     """The variant of a row: "1q"/"4q" (queue count), "both" (both ways
-    at once), "ct2k"/"ct200k" (stateful firewall), or "" for the
-    two-queue one-way rows."""
+    at once), "imix" (mixed sizes), "ct2k"/"ct200k" (stateful firewall),
+    or "" for the two-queue one-way rows."""
     last = label.split()[-1]
     return last if last in VARIANTS else ""
+
+
+def panel_of(label):
+    """The plot panel of a row: its variant if it has a panel of its own,
+    else "" (the family's and mode's main panel)."""
+    v = queue_suffix(label)
+    return v if v in OWN_PANEL else ""
 
 
 def variant_name(q):
@@ -217,23 +229,20 @@ def plan(a):
         # --full: XDP_REDIRECT in the queue-count and both-ways rows too
         more = ["stack", "xdp"] if a.full else ["stack"]
 
-        def ramps(modes, top=80000):
+        def ramps(modes):
             """router.py's ramp arguments for MODES, and their steps."""
-            sr = ramp(a.steps, top)
             if modes == ["stack"]:
                 return ["--mode", "stack", "--steps",
-                        ",".join(map(krate, sr))], len(sr)
+                        ",".join(map(krate, st))], len(st)
             return ["--mode", "stack,xdp",
-                    "--mode-steps", "stack=" + ",".join(map(krate, sr)),
+                    "--mode-steps", "stack=" + ",".join(map(krate, st)),
                     "--mode-steps", "xdp=" + ",".join(map(krate, xd))], \
-                len(sr) + len(xd)
-        runs.append(("igc-rates", k, [
-            "--mode", "stack,xdp",
-            "--mode-steps", "stack=" + ",".join(map(krate, st)),
-            "--mode-steps", "xdp=" + ",".join(map(krate, xd)),
+                len(st) + len(xd)
+        margs, nst = ramps(["stack", "xdp"])
+        runs.append(("igc-rates", k, margs + [
             "--step-seconds", step_s, "--rss", "same",
             "--accel", "tcg,thread=multi"] + until, IGC, ["stack", "xdp"],
-            len(st) + len(xd)))
+            nst))
         rates = runs[-1]
         runs.append(("igc-insn", k, [
             "--mode", "stack,xdp", "--rate", str(a.fixed),
@@ -445,15 +454,10 @@ KEEP = ("config", "driver", "params", "mode", "queues", "smp", "rings",
 def slim(row):
     r = {k: row.get(k) for k in KEEP}
     m = row.get("model", {})
-    # forwarded frames and TX doorbells: port B's, both ports' both ways
-    tx = ("A", "B") if row.get("both_ways") else ("B",)
-
-    def total(name):
-        v = [m.get(p + "_" + name) for p in tx]
-        return None if None in v else sum(v)
-    r["tdt_writes"] = total("tdt_writes")
-    r["tdt_noop_writes"] = total("tdt_noop_writes")
-    r["tx_frames"] = total("tx_frames")
+    # router.py's totals over the ports the row counts (both ways: both)
+    r["tdt_writes"] = row.get("tdt_writes")
+    r["tdt_noop_writes"] = row.get("tdt_noop_writes")
+    r["tx_frames"] = row.get("fwd_frames")
     r["both_ways"] = bool(row.get("both_ways"))
     cnt = pcie.counts(m, r["tx_frames"])
     r["pcie_counts"] = cnt and {p: {k: round(v, 5) for k, v in c.items()}
@@ -911,70 +915,51 @@ def cross_table(configs):
              "ours insn/pkt × off"]
     rows = []
     by = {(c["kernel"], c["config"], c["mode"]): c for c in configs}
-    kernels = sorted({c["kernel"] for c in configs})
-    for k in kernels:
-        off = by.get((k, "igc_batch off", "stack"))
-        offx = by.get((k, "igc_batch off", "xdp"))
-        for lab in IGC:
-            c = by.get((k, lab, "stack"))
-            fb = CONFIGS[lab][3]
-            if not c and not fb:
-                continue
-            x = by.get((k, lab, "xdp"))
-            r_sat = (c["max_pps"] / off["max_pps"]
-                     if c and off and off["max_pps"] else None)
-            r_x = (x["max_pps"] / offx["max_pps"]
-                   if x and offx and offx["max_pps"] else None)
-            r_i = (c["insn_per_pkt"] / off["insn_per_pkt"]
-                   if c and off and off["insn_per_pkt"] and
-                   c["insn_per_pkt"] else None)
-            if fb:
-                mpps, db, _ = FREEBSD[fb]
-                fcols = [fb, "%.2f" % mpps,
-                         "%.2f" % (mpps / FREEBSD["Original"][0]),
-                         "%g" % db]
-            else:
-                fcols = ["(Linux upstream)", "–", "–", "–"]
-            name = "upstream igc" if lab == "igc" else \
-                lab.replace("igc_batch ", "")
-            if not c:
-                rows.append(fcols + ["%s, %s: not in this run" % (k, name),
-                                     "–", "–", "–", "–", "–"])
-                continue
-            rows.append(fcols + [
-                "%s, %s" % (k, name),
-                fmt(c["max_pps"] / 1e3 if c["ramp"] else None, "%.1f"),
-                fmt(r_sat, "%.2f"), fmt(c["tdt_at_over"], "%.3f"),
-                fmt(r_x, "%.2f"), fmt(r_i, "%.2f")])
-        # both ways at once: FreeBSD's bidirectional figures (no doorbell
-        # count published for them), ours against igc_batch off both ways
-        off = by.get((k, "igc_batch off both", "stack"))
-        offx = by.get((k, "igc_batch off both", "xdp"))
-        for lab in BOTH:
-            c = by.get((k, lab, "stack"))
-            fb = CONFIGS[lab][3]
-            if not c:
-                continue
-            fcols = (["%s, both ways" % fb, "%.2f" % FREEBSD_BOTH[fb],
-                      "%.2f" % (FREEBSD_BOTH[fb] / FREEBSD_BOTH["Original"]),
-                      "–"] if fb in FREEBSD_BOTH else
-                     ["(%s, both ways)" % ("Linux upstream" if fb is None
-                                          else fb), "–", "–", "–"])
-            r_sat = (c["max_pps"] / off["max_pps"]
-                     if off and off["max_pps"] and c["ramp"] else None)
-            r_i = (c["insn_per_pkt"] / off["insn_per_pkt"]
-                   if off and off["insn_per_pkt"] and c["insn_per_pkt"]
-                   else None)
-            x = by.get((k, lab, "xdp"))
-            r_x = (x["max_pps"] / offx["max_pps"]
-                   if x and offx and offx["max_pps"] else None)
-            name = "upstream igc" if lab == "igc both" else \
-                lab.replace("igc_batch ", "")
-            rows.append(fcols + [
-                "%s, %s" % (k, name),
-                fmt(c["max_pps"] / 1e3 if c["ramp"] else None, "%.1f"),
-                fmt(r_sat, "%.2f"), fmt(c["tdt_at_over"], "%.3f"),
-                fmt(r_x, "%.2f"), fmt(r_i, "%.2f")])
+
+    def ratio(c, base, key):
+        return (c[key] / base[key] if c and base and base.get(key) and
+                c.get(key) else None)
+
+    def freebsd(fb, both):
+        """FreeBSD's columns: one way (Mpps, x Original, doorbells) or
+        both ways (no doorbell count published for them)."""
+        if both and fb in FREEBSD_BOTH:
+            return ["%s, both ways" % fb, "%.2f" % FREEBSD_BOTH[fb],
+                    "%.2f" % (FREEBSD_BOTH[fb] / FREEBSD_BOTH["Original"]),
+                    "–"]
+        if not both and fb:
+            mpps, db, _ = FREEBSD[fb]
+            return [fb, "%.2f" % mpps,
+                    "%.2f" % (mpps / FREEBSD["Original"][0]), "%g" % db]
+        return ["(%s%s)" % (fb or "Linux upstream",
+                            ", both ways" if both else ""), "–", "–", "–"]
+
+    for k in sorted({c["kernel"] for c in configs}):
+        for sfx, labels in (("", IGC), (" both", BOTH)):
+            off = by.get((k, "igc_batch off" + sfx, "stack"))
+            offx = by.get((k, "igc_batch off" + sfx, "xdp"))
+            for lab in labels:
+                c = by.get((k, lab, "stack"))
+                fb = CONFIGS[lab][3]
+                base = lab[:len(lab) - len(sfx)]
+                name = ("upstream igc" if base == "igc" else
+                        base.replace("igc_batch ", "")) + sfx
+                fcols = freebsd(fb, bool(sfx))
+                if not c:
+                    # a one-way FreeBSD setting is listed even if missing
+                    if fb and not sfx:
+                        rows.append(fcols + ["%s, %s: not in this run" % (
+                            k, name), "–", "–", "–", "–", "–"])
+                    continue
+                rows.append(fcols + [
+                    "%s, %s" % (k, name),
+                    fmt(c["max_pps"] / 1e3 if c["ramp"] else None, "%.1f"),
+                    fmt(ratio(c, off, "max_pps") if c["ramp"] else None,
+                        "%.2f"),
+                    fmt(c["tdt_at_over"], "%.3f"),
+                    fmt(ratio(by.get((k, lab, "xdp")), offx, "max_pps"),
+                        "%.2f"),
+                    fmt(ratio(c, off, "insn_per_pkt"), "%.2f")])
     return heads, rows
 
 
@@ -1089,8 +1074,7 @@ def plots(data, out):
                  "once (offered: the total)"),
                 ("octep", "stack", "", "dbb-octep: stack forwarding")):
             cs = [c for c in kc if c["family"] == fam and c["mode"] == mode
-                  and (queue_suffix(c["config"]) if queue_suffix(
-                      c["config"]) in OWN_PANEL else "") == var]
+                  and panel_of(c["config"]) == var]
             if cs:
                 panels.append((title, cs))
         if not panels:
@@ -1429,8 +1413,8 @@ def page(data, pngs):
     return "\n".join(b)
 
 
-NOT_YET = ("the modeled PCIe traffic of dbb-octep's links, a mixed-size "
-           "load, load ramps behind the firewall (its rows count "
+NOT_YET = ("the modeled PCIe traffic of dbb-octep's links, "
+           "load ramps behind the firewall (its rows count "
            "instructions), latency as a run of its own (here: the ramps' "
            "lowest and highest steps); XDP_REDIRECT both ways and with one "
            "and four queues only with --full.")

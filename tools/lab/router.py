@@ -864,9 +864,8 @@ echo "@@B"; ethtool -S %s
                 gen_lines.append(obj)
                 if on_line:
                     on_line(obj)
-            outs = [(gens[0].stdout.read(), gens[0].stderr.read())] + [
-                g.communicate() for g in gens[1:]]
-            gens[0].wait()
+            # the first one's stdout is read above: only its stderr is left
+            outs = [g.communicate() for g in gens]
             rgen_lines = []
             for line in (outs[1][0].splitlines() if a.both_ways else []):
                 try:
@@ -1038,6 +1037,9 @@ echo "@@B"; ethtool -S %s
                                      if k != "cpu"},
                 "insn": insn,
                 "model": d,
+                # the ports the rows count (B's; both ways A's and B's)
+                "fwd_frames": fwd_model, "tdt_writes": tdt,
+                "tdt_noop_writes": noop,
                 "tdt_per_fwd": round(tdt / fwd_model, 4)
                 if fwd_model else None,
                 "tdt_noop_per_fwd": round(noop / fwd_model, 4) if fwd_model

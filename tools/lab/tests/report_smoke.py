@@ -116,8 +116,8 @@ def main():
                 p.returncode == 0 and last.startswith("report: "),
                 "exit %d; last line %r" % (p.returncode, last))
         t.check("a progress line per step (2 ramp + 1 insn step per "
-                "configuration, 1 step per configuration both ways and "
-                "with conntrack)",
+                "configuration, 1 step per configuration both ways, with "
+                "mixed sizes and with conntrack)",
                 len(re.findall(r"^\[\d\d:\d\d\] .* (stack) \S+: fwd ",
                                p.stdout, re.M)) == 3 * len(CONFIGS) +
                 len(BOTH) + len(CT) + len(IMIX), p.stdout)

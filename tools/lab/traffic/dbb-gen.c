@@ -188,8 +188,9 @@ static void flow_tuple(uint32_t flow, struct flow_tuple *t)
  * --size imix: the simple IMIX (7:4:1 of 64, 594 and 1518 bytes), frame g
  * taking imix[g % 12], so every run and every flow sees the same mix.
  */
+#define IMIX_MAX_SIZE	1518
 static const unsigned short imix[12] = {
-	64, 594, 64, 64, 594, 64, 1518, 64, 594, 64, 594, 64,
+	64, 594, 64, 64, 594, 64, IMIX_MAX_SIZE, 64, 594, 64, 594, 64,
 };
 
 /* Frame g's datagram length (its size on the wire less the FCS). */
@@ -201,7 +202,7 @@ static unsigned int frame_len(uint64_t g)
 /* The longest datagram: a buffer slot's size. */
 static unsigned int dgram_len(void)
 {
-	return (opt.size ? opt.size : 1518) - DBB_FCS_LEN;
+	return (opt.size ? opt.size : IMIX_MAX_SIZE) - DBB_FCS_LEN;
 }
 
 /* Constant part of a frame: Ethernet header and fixed IPv4/UDP fields. */
