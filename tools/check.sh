@@ -185,7 +185,7 @@ done
 
 # make report's smoke run: two 1 s steps and an instruction count of igc
 # and igc_batch batched, then the page, plots, JSON and RST table checked
-# (about 1 min).  Unlocked like the tests above (report.py otherwise takes
+# (about 4 min, with a run stopped by SIGTERM).  Unlocked like the tests above (report.py otherwise takes
 # /tmp/dbb-guest.lock itself, which would wait forever under a caller's).
 echo "== make report: smoke run (the page, the plots, the table)"
 k=${KERNELS%% *}

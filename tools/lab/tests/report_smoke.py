@@ -11,7 +11,9 @@ there, a PNG that decodes (chunks, CRCs, the whole image inflates to
 height x rows) of some size; report.json has both configurations with a
 ramp and an instruction count; report-table.rst has a row per
 configuration and well-formed grid tables; every page and plot says
-EMULATED.  --no-run checks an existing OUT.  TAP on stdout.
+EMULATED.  Then a second smoke run stopped with SIGTERM once its guest is
+up must exit and leave no router.py or QEMU behind.  --no-run checks an
+existing OUT.  TAP on stdout.
 
 Python 3 stdlib (report.py itself needs matplotlib)."""
 
@@ -20,6 +22,7 @@ import html
 import json
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -88,6 +91,38 @@ def grid_tables(text):
     return blocks
 
 
+def stopped(t, a, cmd):
+    """report.py CMD stopped with SIGTERM once its first guest is up: it
+    exits, and no process of its run (router.py, QEMU: their command
+    lines name the output directory) outlives it."""
+    out = os.path.abspath(a.out) + "-sigterm"
+    p = subprocess.Popen(cmd + ["--out", out], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    up = None
+    deadline = time.time() + 300
+    for line in p.stdout:
+        if " guest up in " in line:
+            up = line.strip()
+            break
+        if time.time() > deadline:
+            break
+    p.send_signal(signal.SIGTERM)
+    try:
+        rc = p.wait(timeout=180)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    time.sleep(1)
+    left = subprocess.run(["pgrep", "-af", out], stdout=subprocess.PIPE,
+                          text=True).stdout.strip()
+    t.check("report.py stopped (SIGTERM) with a guest up exits and leaves "
+            "no router.py or QEMU running",
+            up is not None and rc == 143 and not left,
+            "guest: %s; exit %s; still running: %s" % (up, rc, left or "-"))
+    for pid in left.split("\n") if left else []:
+        subprocess.run(["kill", "-9", pid.split()[0]])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kernel", default="6.1")
@@ -100,10 +135,11 @@ def main():
     t = tap.Tap(diag_tail=15, diag_on_pass=False)
     out = a.out
     if not a.no_run:
-        cmd = ["/usr/bin/python3", os.path.join(LAB, "report.py"), "--smoke",
-               "--kernel", a.kernel, "--out", out]
+        base = ["/usr/bin/python3", os.path.join(LAB, "report.py"),
+                "--smoke", "--kernel", a.kernel]
         if a.modules:
-            cmd += ["--modules", a.modules]
+            base += ["--modules", a.modules]
+        cmd = base + ["--out", out]
         t0 = time.time()
         p = subprocess.run(cmd, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
@@ -294,6 +330,7 @@ def main():
         t.check("the smoke run left Documentation/lab/report-table.rst "
                 "alone", not os.path.exists(doc) or
                 os.path.getmtime(doc) < t0)
+        stopped(t, a, base)
     t.plan()
     return t.exit_code()
 
