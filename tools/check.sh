@@ -183,10 +183,12 @@ for k in $KERNELS; do
 		tools/lab/tests/igc_parity.py --kernel "$k" "--modules-$k" "$mods"
 done
 
-# make report's smoke run: two 1 s steps and an instruction count of igc
-# and igc_batch batched, then the page, plots, JSON and RST table checked
-# (about 4 min, with a run stopped by SIGTERM).  Unlocked like the tests above (report.py otherwise takes
-# /tmp/dbb-guest.lock itself, which would wait forever under a caller's).
+# make report's smoke run: igc and igc_batch batched in five short boots
+# (ramp, instruction count, both ways, mixed sizes, conntrack), then the
+# page, plots, JSON and RST tables checked, and a second run stopped with
+# SIGTERM (about 4 min).  Unlocked like the tests above (report.py
+# otherwise takes /tmp/dbb-guest.lock itself, which would wait forever
+# under a caller's).
 echo "== make report: smoke run (the page, the plots, the table)"
 k=${KERNELS%% *}
 kver=${KVER[$k]}
