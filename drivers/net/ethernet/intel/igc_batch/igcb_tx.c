@@ -62,7 +62,11 @@ static void igcb_tx_unmap(struct igcb_tx_ring *ring, struct igcb_tx_buf *b)
 	b->len = 0;
 }
 
-static void igcb_tx_free_payload(struct igcb_tx_buf *first, int napi_budget)
+/* @bq: XDP frames are gathered there when given (the caller flushes it,
+ * under rcu_read_lock()), else returned one by one.
+ */
+static void igcb_tx_free_payload(struct igcb_tx_buf *first, int napi_budget,
+				 struct xdp_frame_bulk *bq)
 {
 	switch (first->kind) {
 	case IGCB_TXB_SKB:
@@ -70,8 +74,13 @@ static void igcb_tx_free_payload(struct igcb_tx_buf *first, int napi_budget)
 		break;
 	case IGCB_TXB_XDP_TX:
 	case IGCB_TXB_XDP_NDO:
-		/* Not the ring's own NAPI context: no direct recycling. */
-		xdp_return_frame(first->xdpf);
+		/* Not the pool's own NAPI context: no direct recycling;
+		 * a bulk takes the pool's ring lock once per 16 pages.
+		 */
+		if (bq)
+			xdp_return_frame_bulk(first->xdpf, bq);
+		else
+			xdp_return_frame(first->xdpf);
 		break;
 	}
 	first->skb = NULL;
@@ -92,7 +101,7 @@ void igcb_tx_ring_drop_all(struct igcb_tx_ring *ring)
 
 		igcb_tx_unmap(ring, b);
 		if (b->eop) {
-			igcb_tx_free_payload(b, 0);
+			igcb_tx_free_payload(b, 0, NULL);
 			b->eop = NULL;
 		}
 	}
@@ -552,11 +561,15 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 	unsigned int budget = IGCB_TX_CLEAN_BUDGET;
 	unsigned int pkts = 0, bytes = 0;
 	u16 i = ring->next_to_clean;
+	struct xdp_frame_bulk bq;
 	struct igcb_q_vector *qv;
 
 	if (unlikely(test_bit(IGCB_DOWN, &a->state)))
 		return true;
 
+	xdp_frame_bulk_init(&bq);
+	/* The bulk looks the frames' memory model up under RCU. */
+	rcu_read_lock();
 	while (budget) {
 		struct igcb_tx_buf *first = &ring->bufs[i];
 		union igcb_tx_desc *eop = READ_ONCE(first->eop);
@@ -572,7 +585,8 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 		first->eop = NULL;
 		pkts += first->segs;
 		bytes += first->bytes;
-		igcb_tx_free_payload(first, napi_budget);
+		igcb_tx_free_payload(first, napi_budget,
+				     napi_budget ? &bq : NULL);
 
 		last = eop - ring->desc;
 		for (;;) {
@@ -584,6 +598,8 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 		i = igcb_tx_next(ring, i);
 		budget--;
 	}
+	xdp_flush_frame_bulk(&bq);
+	rcu_read_unlock();
 
 	WRITE_ONCE(ring->next_to_clean, i);
 	netdev_tx_completed_queue(ring->dbq.txq, pkts, bytes);
