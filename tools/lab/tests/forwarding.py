@@ -12,9 +12,11 @@ port B -> dbb-sink, all on 127.0.0.1).  Per kernel:
      64 source addresses (about 20 frames per flow, so per-flow order is
      really tested; port A hashes UDP on addresses and ports over a
      round-robin table (router.py --rss same), so RSS spreads them over
-     both RX queues: with upstream igc's default, addresses only, the
-     boot's random key put all 64 sources on one queue once in 64 boots;
-     now 11 varying input bits make that 1 in 2,048): zero loss, no
+     both RX queues (this checks the model's RSS under ethtool -N sdfn
+     and -X equal; with upstream igc's default, addresses only over a
+     table in two blocks, the boot's random key put all 64 sources on
+     one queue about once in 128 boots; with 11 varying input bits, 1 in
+     2,048 for two queues): zero loss, no
      per-flow reordering or duplicates, TTL 63, and the model's counts
      equal the generator's and the sink's (port A rx_frames == sent + the
      8 end-of-step markers == port B tx_frames == sink arrivals);

@@ -5,8 +5,7 @@
  * an MSI or INTx fallback with a single queue pair.
  *
  * The NAPI poll registered for every queue vector is dbbatch_napi_poll()
- * around igcb_poll() when a frame is waiting: the whole receive pass is
- * one dbbatch batch.
+ * around igcb_poll(): the whole receive pass is one dbbatch batch.
  */
 
 #include <linux/bitfield.h>
@@ -107,19 +106,9 @@ static int igcb_poll(struct napi_struct *napi, int budget)
 	return min(done, budget - 1);
 }
 
-/* The poll NAPI runs: one dbbatch batch around a pass that receives.  A
- * pass that finds nothing received (a transmit-only vector, a completion
- * interrupt) has nothing to forward and opens none: a batch costs about a
- * hundred instructions.  A frame landing after the test is still
- * received, its forward rung at once.
- */
+/* The poll NAPI runs: one dbbatch batch around the whole pass. */
 static int igcb_napi_poll(struct napi_struct *napi, int budget)
 {
-	struct igcb_q_vector *qv = container_of(napi, struct igcb_q_vector,
-					       napi);
-
-	if (!igcb_rx_ready(&qv->rx))
-		return igcb_poll(napi, budget);
 	return dbbatch_napi_poll(napi, budget, igcb_poll);
 }
 

@@ -585,9 +585,8 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 		first->eop = NULL;
 		pkts += first->segs;
 		bytes += first->bytes;
-		igcb_tx_free_payload(first, napi_budget,
-				     napi_budget ? &bq : NULL);
 
+		/* Unmapped before freed: a bulk may hand pages back at once. */
 		last = eop - ring->desc;
 		for (;;) {
 			igcb_tx_unmap(ring, &ring->bufs[i]);
@@ -595,6 +594,8 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 				break;
 			i = igcb_tx_next(ring, i);
 		}
+		igcb_tx_free_payload(first, napi_budget,
+				     napi_budget ? &bq : NULL);
 		i = igcb_tx_next(ring, i);
 		budget--;
 	}
