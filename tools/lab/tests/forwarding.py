@@ -11,12 +11,9 @@ port B -> dbb-sink, all on 127.0.0.1).  Per kernel:
   1. stack forwarding A -> B, 4,000 pps, 20,000 frames, 1,024 flows over
      64 source addresses (about 20 frames per flow, so per-flow order is
      really tested; port A hashes UDP on addresses and ports over a
-     round-robin table (router.py --rss same), so RSS spreads them over
-     both RX queues (this checks the model's RSS under ethtool -N sdfn
-     and -X equal; with upstream igc's default, addresses only over a
-     table in two blocks, the boot's random key put all 64 sources on
-     one queue about once in 128 boots; with 11 varying input bits, 1 in
-     2,048 for two queues): zero loss, no
+     round-robin table, router.py --rss same, so the model's RSS spreads
+     them over both RX queues unless the boot's random key zeroes all 11
+     key bits the varying input bits meet: 1 boot in 2,048): zero loss, no
      per-flow reordering or duplicates, TTL 63, and the model's counts
      equal the generator's and the sink's (port A rx_frames == sent + the
      8 end-of-step markers == port B tx_frames == sink arrivals);
