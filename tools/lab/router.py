@@ -60,6 +60,7 @@ import time
 
 LAB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, LAB)
+import insnprof  # noqa: E402
 import labvm  # noqa: E402
 
 TRAFFIC = os.path.join(LAB, "traffic")
@@ -373,6 +374,8 @@ class Router:
         self.qmp = None
         self.gsh = None
         self.insn = None
+        self.prof = None        # the plugin's profile socket (--profile)
+        self.core_syms = []     # the kernel's text symbols, read at boot
         self.stray = None
         self.rmem_saved = None
         self.boot_time = None
@@ -406,7 +409,8 @@ class Router:
         qmp_path = os.path.join(self.work, "qmp.sock")
         gsh_path = os.path.join(self.work, "shell.sock")
         insn_path = os.path.join(self.work, "insn.sock")
-        for p in (self.console, qmp_path, gsh_path, insn_path):
+        prof_path = os.path.join(self.work, "prof.sock")
+        for p in (self.console, qmp_path, gsh_path, insn_path, prof_path):
             if os.path.exists(p):
                 os.unlink(p)
         pa_in, pa_out, pb_in, pb_out = labvm.free_udp_ports(4)
@@ -446,8 +450,9 @@ class Router:
             "-d", "guest_errors,plugin" if a.insn else "guest_errors",
             "-D", os.path.join(self.work, "qemu.log")]
         if a.insn:
-            cmd += ["-plugin", "%s,sock=%s" % (labvm.build_insn_plugin(),
-                                                insn_path)]
+            cmd += ["-plugin", "%s,sock=%s%s" % (
+                labvm.build_insn_plugin(), insn_path,
+                ",prof=" + prof_path if a.profile else "")]
             libinsn = os.path.join(os.path.dirname(a.qemu), "libinsn.so")
             if a.libinsn_check and os.path.exists(libinsn):
                 cmd += ["-plugin", libinsn + ",inline=on"]
@@ -474,6 +479,8 @@ class Router:
             self.restore_rmem()
         if a.insn:
             self.insn = labvm.InsnCounter(insn_path)
+        if a.profile:
+            self.prof = prof_path
         self.gsh = labvm.GuestShell(gsh_path, timeout=a.boot_timeout,
                                     proc=self.proc)
         self.boot_time = time.time() - start
@@ -489,6 +496,15 @@ class Router:
             time.sleep(3)
             self.idle_insn_per_s = round((self.insn.read() - i0) /
                                          (time.time() - t0))
+        if self.prof:
+            self.core_syms = insnprof.parse_kallsyms(self.kallsyms(False))
+
+    def kallsyms(self, modules):
+        """The guest's text symbols: the core kernel's (they stay put for
+        the boot) or the modules' (they move at every load)."""
+        _, out = self.g("awk '$2 ~ /^[tT]$/ && (NF == 4) == %d' "
+                        "/proc/kallsyms" % modules, timeout=300)
+        return out
 
     @staticmethod
     def device_arg(nic, dev_id, netdev, addr, mac):
@@ -931,6 +947,8 @@ echo "@@B"; ethtool -S %s
         m["truth"] = self.truth()
         if self.insn:
             m["insn"] = self.insn.read()
+        if self.prof:
+            m["prof"] = insnprof.read_socket(self.prof)
         return m
 
     def step(self, cfg, mode, rate_pps, count, flows=None):
@@ -1054,6 +1072,12 @@ echo "@@B"; ethtool -S %s
                 "guest_drops": rx_frames - fwd_model,
                 "qdisc_B": m1.get("qdisc"),
             }
+            if "prof" in m1:
+                syms = sorted(self.core_syms + insnprof.parse_kallsyms(
+                    self.kallsyms(True)))
+                total["profile"] = insnprof.top(insnprof.by_function(
+                    insnprof.diff(m0["prof"], m1["prof"]), syms), fwd_model,
+                    n=self.a.profile)
             # single-step runs: the deltas are the step's
             for r in rows:
                 r.update(total if len(rows) == 1 else {"run": total})
@@ -1271,6 +1295,12 @@ def parse_args(argv=None):
     ap.add_argument("--insn", action="store_true", help="count guest "
                     "instructions per step (dbb_insn.so plugin; TCG runs "
                     "single-threaded)")
+    ap.add_argument("--profile", type=int, nargs="?", const=30, default=0,
+                    metavar="N", help="with --insn: the guest kernel's "
+                    "instructions per forwarded packet in each of the N "
+                    "functions that ran most (default 30) in every row "
+                    "(\"profile\"; dbb_insn.so's prof= socket, the "
+                    "guest's /proc/kallsyms)")
     ap.add_argument("--libinsn-check", action="store_true", help="with "
                     "--insn, also load QEMU's libinsn.so and compare "
                     "totals at exit")
@@ -1331,6 +1361,10 @@ def parse_args(argv=None):
     a.modes = a.mode.split(",")
     if a.both_ways and a.wire != "router":
         ap.error("--both-ways needs --wire router")
+    if a.profile and not a.insn:
+        ap.error("--profile counts with the instruction counter: add --insn")
+    if a.profile < 0:
+        ap.error("--profile N: N >= 1")
     for m in a.modes:
         if m not in ("stack", "xdp"):
             ap.error("--mode: stack, xdp or stack,xdp")

@@ -13,6 +13,13 @@
  *
  * At exit it prints "insns: N" (as libinsn.so does) through QEMU's log.
  *
+ * With prof=PATH it also counts, per translation block at a kernel
+ * address, the instructions the block ran (its length times its
+ * executions): every connection to PATH gets them as "pc count" lines
+ * (hex, decimal; a block translated twice is two lines) and an "end"
+ * line.  The host takes the difference of two reads and names the
+ * functions from the guest's /proc/kallsyms (tools/lab/insnprof.py).
+ *
  * The inline add is not atomic: with multi-threaded TCG and more than one
  * vCPU, concurrent increments can be lost.  Run with -accel
  * tcg,thread=single (all vCPUs on one thread) for exact counts.
@@ -37,12 +44,60 @@ static uint64_t insn_count;
 static char sock_path[108];
 static int listen_fd = -1;
 
+/* x86-64: the kernel runs in the upper half of the address space */
+#define KERNEL_HALF 0xffff800000000000ULL
+
+struct prof_tb {
+	uint64_t pc;
+	uint64_t n;
+	uint64_t exec;		/* an inline add on every execution */
+};
+
+static char prof_path[108];
+static int prof_fd = -1;
+static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct prof_tb **prof;
+static size_t prof_len, prof_cap;
+
+/* Called on the vCPU thread at translation: rare once the guest is warm. */
+static void prof_add(struct qemu_plugin_tb *tb)
+{
+	uint64_t pc = qemu_plugin_tb_vaddr(tb);
+	struct prof_tb *p, **grown;
+
+	if (pc < KERNEL_HALF)
+		return;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return;		/* not counted: the totals stay exact */
+	p->pc = pc;
+	p->n = qemu_plugin_tb_n_insns(tb);
+	pthread_mutex_lock(&prof_lock);
+	if (prof_len == prof_cap) {
+		grown = realloc(prof, (prof_cap ? 2 * prof_cap : 4096) *
+				sizeof(*prof));
+		if (!grown) {
+			pthread_mutex_unlock(&prof_lock);
+			free(p);
+			return;
+		}
+		prof = grown;
+		prof_cap = prof_cap ? 2 * prof_cap : 4096;
+	}
+	prof[prof_len++] = p;
+	pthread_mutex_unlock(&prof_lock);
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &p->exec, 1);
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	size_t i;
 
 	(void)id;
+	if (prof_fd >= 0)
+		prof_add(tb);
 	for (i = 0; i < n; i++)
 		qemu_plugin_register_vcpu_insn_exec_inline(
 			qemu_plugin_tb_get_insn(tb, i),
@@ -68,6 +123,58 @@ static void *serve(void *arg)
 	return NULL;
 }
 
+/* The exec counts are read while the vCPU adds to them: each read is one
+ * aligned 64-bit load, a count a few executions old at worst.
+ */
+static void *prof_serve(void *arg)
+{
+	uint64_t exec;
+	size_t i;
+	FILE *f;
+	int fd;
+
+	(void)arg;
+	for (;;) {
+		fd = accept(prof_fd, NULL, NULL);
+		if (fd < 0)
+			continue;
+		f = fdopen(fd, "w");
+		if (!f) {
+			close(fd);
+			continue;
+		}
+		pthread_mutex_lock(&prof_lock);
+		for (i = 0; i < prof_len; i++) {
+			exec = __atomic_load_n(&prof[i]->exec, __ATOMIC_RELAXED);
+			if (exec)
+				fprintf(f, "%" PRIx64 " %" PRIu64 "\n", prof[i]->pc,
+					exec * prof[i]->n);
+		}
+		pthread_mutex_unlock(&prof_lock);
+		fputs("end\n", f);
+		fclose(f);
+	}
+	return NULL;
+}
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, 4) < 0) {
+		perror("dbb_insn: socket");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void plugin_exit(qemu_plugin_id_t id, void *p)
 {
 	char out[64];
@@ -78,13 +185,14 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	qemu_plugin_outs(out);
 	if (sock_path[0])
 		unlink(sock_path);
+	if (prof_path[0])
+		unlink(prof_path);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	pthread_t thread;
 	int i;
 
@@ -93,23 +201,28 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		if (strncmp(argv[i], "sock=", 5) == 0 &&
 		    strlen(argv[i] + 5) < sizeof(sock_path)) {
 			strcpy(sock_path, argv[i] + 5);
+		} else if (strncmp(argv[i], "prof=", 5) == 0 &&
+			   strlen(argv[i] + 5) < sizeof(prof_path)) {
+			strcpy(prof_path, argv[i] + 5);
 		} else {
 			fprintf(stderr, "dbb_insn: unknown option %s "
-				"(only sock=PATH)\n", argv[i]);
+				"(sock=PATH, prof=PATH)\n", argv[i]);
 			return -1;
 		}
 	}
 	if (sock_path[0]) {
-		strcpy(sa.sun_path, sock_path);
-		unlink(sock_path);
-		listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (listen_fd < 0 ||
-		    bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-		    listen(listen_fd, 4) < 0) {
-			perror("dbb_insn: socket");
+		listen_fd = listen_unix(sock_path);
+		if (listen_fd < 0)
 			return -1;
-		}
 		if (pthread_create(&thread, NULL, serve, NULL) != 0)
+			return -1;
+		pthread_detach(thread);
+	}
+	if (prof_path[0]) {
+		prof_fd = listen_unix(prof_path);
+		if (prof_fd < 0)
+			return -1;
+		if (pthread_create(&thread, NULL, prof_serve, NULL) != 0)
 			return -1;
 		pthread_detach(thread);
 	}

@@ -3,13 +3,15 @@
 """report_smoke.py [--kernel K] [--modules DIR] [--out DIR] [--no-run]:
 make report's smoke test (make check).  Runs `tools/lab/report.py --smoke`
 (upstream igc and igc_batch batched, stack forwarding, two 1 s steps on
-multi-threaded TCG, one instruction-count step, one step both ways at
-once, one of mixed sizes, and one instruction-count step behind a
-stateful firewall) and checks what it
+multi-threaded TCG, two instruction-count steps with the per-function
+profile, one step both ways at once, one of mixed sizes, and two
+instruction-count steps behind a stateful firewall) and checks what it
 wrote: index.html references every plot and each plot it references is
 there, a PNG that decodes (chunks, CRCs, the whole image inflates to
 height x rows) of some size; report.json has both configurations with a
-ramp and an instruction count; report-table.rst has a row per
+ramp, two instruction counts, the line through them and a profile
+that adds up to the count and names the driver's functions;
+report-table.rst has a row per
 configuration and well-formed grid tables; every page and plot says
 EMULATED.  Then a second smoke run stopped with SIGTERM once its guest is
 up must exit and leave no router.py or QEMU behind.  --no-run checks an
@@ -151,12 +153,12 @@ def main():
                 "summary (%.0f s)" % (time.time() - t0),
                 p.returncode == 0 and last.startswith("report: "),
                 "exit %d; last line %r" % (p.returncode, last))
-        t.check("a progress line per step (2 ramp + 1 insn step per "
-                "configuration, 1 step per configuration both ways, with "
-                "mixed sizes and with conntrack)",
+        t.check("a progress line per step (2 ramp + 2 insn steps per "
+                "configuration, 1 step per configuration both ways, 1 with "
+                "mixed sizes and 2 with conntrack)",
                 len(re.findall(r"^\[\d\d:\d\d\] .* (stack) \S+: fwd ",
-                               p.stdout, re.M)) == 3 * len(CONFIGS) +
-                len(BOTH) + len(CT) + len(IMIX), p.stdout)
+                               p.stdout, re.M)) == 4 * len(CONFIGS) +
+                len(BOTH) + 2 * len(CT) + len(IMIX), p.stdout)
 
     # the page
     try:
@@ -187,6 +189,10 @@ def main():
             "lowest rate and saturated", 'class="latency"' in page and
             all(re.search(r"<td>%s</td><td>stack</td><td>[\d,]+ / " %
                           re.escape(lab), page) for lab in CONFIGS), "")
+    t.check("the page has the table of instructions against interrupts "
+            "and the per-function profile of both configurations",
+            'class="insn"' in page and 'class="profile"' in page and
+            all("%s (insn/pkt)" % lab in page for lab in CONFIGS))
     refs = re.findall(r'<img src="([^"]+\.png)"', page)
     files = sorted(f for f in os.listdir(out) if f.endswith(".png")) \
         if os.path.isdir(out) else []
@@ -232,6 +238,37 @@ def main():
         t.check("report.json: %s has its instruction count per packet "
                 "(%s)" % (lab, c.get("insn_per_pkt")),
                 (c.get("insn_per_pkt") or 0) > 100)
+        low, fix = c.get("insn_low") or {}, c.get("insn_step") or {}
+        line = c.get("insn_fit")
+        spread = abs((low.get("irqs_per_fwd") or 0) -
+                     (fix.get("irqs_per_fwd") or 0))
+        # the line goes through both steps; too close to fit: no line
+        through = line and all(
+            abs(line["per_pkt"] + line["per_irq"] * r["irqs_per_fwd"] -
+                r["insn_per_fwd"]) < 1 for r in (low, fix))
+        t.check("report.json: %s has both instruction steps (half the "
+                "fixed rate, then the fixed rate) and the line through "
+                "them where their interrupts differ" % lab,
+                low.get("target_pps") and fix.get("target_pps") ==
+                2 * low["target_pps"] and (low.get("insn_per_fwd") or 0) >
+                100 and (through if spread >= 0.1 else line is None),
+                "low %s; fixed %s; line %s" % (
+                    {k: low.get(k) for k in ("target_pps", "insn_per_fwd",
+                                             "irqs_per_fwd")},
+                    {k: fix.get(k) for k in ("target_pps", "insn_per_fwd",
+                                             "irqs_per_fwd")}, line))
+        prof = fix.get("profile") or []
+        mod = {"igc": "[igc]", "igc_batch batched": "[igc_batch]"}[lab]
+        total = sum(x[1] for x in prof)
+        # the kernel's functions, and nothing runs in user space then
+        t.check("report.json: %s's profile at the fixed rate adds up to "
+                "its instruction count within 2 %% and names the driver's "
+                "own functions" % lab,
+                prof and abs(total - (fix.get("insn_per_fwd") or 0)) <=
+                0.02 * (fix.get("insn_per_fwd") or 0) and
+                any(x[0].endswith(mod) for x in prof[:-1]),
+                "sum %.0f vs %s; %s" % (total, fix.get("insn_per_fwd"),
+                                         prof[:8]))
         m = c.get("insn_mmio_per_pkt") or {}
         t.check("report.json: %s has its register accesses per packet by "
                 "kind from the model: TX tail, RX tail, interrupt "
@@ -305,11 +342,12 @@ def main():
         rst = ""
         t.check("report-table.rst written", False, e)
     tables = grid_tables(rst)
-    t.check("report-table.rst: seven grid tables (configurations, beside "
-            "FreeBSD, register accesses by kind, latency, the firewall "
-            "rows, MODELED PCIe load and cycles), every line of each as "
-            "long as its first",
-            len(tables) == 7 and all(
+    t.check("report-table.rst: nine grid tables (configurations, beside "
+            "FreeBSD, register accesses by kind, instructions against "
+            "interrupts, the profile, latency, the firewall rows, MODELED "
+            "PCIe load and cycles), every line of each as long as its "
+            "first",
+            len(tables) == 9 and all(
                 len({len(x) for x in b}) == 1 for b in tables),
             rst)
     main_rows = [x for x in (tables[0] if tables else [])

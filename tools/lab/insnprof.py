@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+"""insnprof.py: guest kernel instructions per function, from the
+dbb_insn.so plugin's per-block counts (prof=PATH) and the guest's own
+/proc/kallsyms.  Pure: no lab dependency (tests/test_insnprof.py).
+
+A read of the plugin's profile socket gives "pc count" lines: the
+instructions each translation block at a kernel address has run since
+boot.  The difference of two reads is what ran between them; each block
+is charged to the function its first instruction is in (a block ends at
+a branch or a call, so it rarely spans two).
+
+Addresses come from the same boot's /proc/kallsyms: Debian's System.map
+is a placeholder, KASLR moves the kernel every boot, and a module lands
+at a new address every time it is loaded, so router.py reads the core
+kernel's symbols once and the modules' after every step.
+"""
+
+import bisect
+import socket
+
+UNKNOWN = "[unknown]"
+
+
+def read_socket(path, timeout=60):
+    """One read of the plugin's profile socket: {pc: instructions}."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(path)
+    chunks = []
+    try:
+        while True:
+            d = s.recv(1 << 16)
+            if not d:
+                break
+            chunks.append(d)
+    finally:
+        s.close()
+    return parse("".join(c.decode() for c in chunks))
+
+
+def parse(text):
+    """The plugin's "pc count" lines -> {pc: instructions}; the dump must
+    end with its "end" line (a dump cut short is an error, not a
+    smaller profile)."""
+    out = {}
+    ended = False
+    for line in text.splitlines():
+        if line == "end":
+            ended = True
+            break
+        pc, n = line.split()
+        pc = int(pc, 16)
+        out[pc] = out.get(pc, 0) + int(n)
+    if not ended:
+        raise ValueError("profile dump without its end line")
+    return out
+
+
+def diff(before, after):
+    """What ran between two reads: {pc: instructions} > 0."""
+    return {pc: n - before.get(pc, 0) for pc, n in after.items()
+            if n > before.get(pc, 0)}
+
+
+def parse_kallsyms(text):
+    """/proc/kallsyms lines -> sorted [(address, name)] of text symbols;
+    a module's symbol is "name [module]".  Lines that are not
+    "address type name [module]" are skipped (a console's noise)."""
+    syms = []
+    for line in text.splitlines():
+        f = line.strip().split()
+        if len(f) < 3 or f[1] not in ("t", "T"):
+            continue
+        try:
+            addr = int(f[0], 16)
+        except ValueError:
+            continue
+        if not addr:
+            continue        # kptr_restrict: addresses hidden
+        name = f[2] if len(f) == 3 else "%s %s" % (f[2], f[3])
+        syms.append((addr, name))
+    syms.sort()
+    return syms
+
+
+class Symbols:
+    """Address -> the text symbol at or below it."""
+
+    def __init__(self, syms):
+        self.addrs = [a for a, _ in syms]
+        self.names = [n for _, n in syms]
+
+    def name(self, pc):
+        i = bisect.bisect_right(self.addrs, pc) - 1
+        return self.names[i] if i >= 0 else UNKNOWN
+
+
+def by_function(counts, syms):
+    """{pc: instructions} -> {function: instructions}."""
+    s = Symbols(syms)
+    out = {}
+    for pc, n in counts.items():
+        f = s.name(pc)
+        out[f] = out.get(f, 0) + n
+    return out
+
+
+def top(funcs, per, n=30):
+    """The N functions that ran most, as [[name, instructions per PER]]
+    (PER: forwarded packets), then one "[rest]" line for the others."""
+    if not per:
+        return []
+    ranked = sorted(funcs.items(), key=lambda x: (-x[1], x[0]))
+    rows = [[f, round(c / per, 1)] for f, c in ranked[:n]]
+    rest = sum(c for _, c in ranked[n:])
+    if rest:
+        rows.append(["[rest]", round(rest / per, 1)])
+    return rows
+
+
+# ---- instructions against interrupts ----------------------------------------
+#
+# Below saturation a forwarded packet costs the work done on it plus its
+# share of the interrupts that woke the poll for it.  Both drivers program
+# the same interval for 64-byte frames (EITR 50 us), yet how many
+# interrupts an emulated run takes per packet depends on how the
+# generator's bursts meet the guest's timing: the same driver took 0.27
+# and 0.66 at the same rate in two boots.  Two fixed rates of one boot
+# give each configuration a line, instructions = per_pkt + per_irq x
+# interrupts per packet, which puts every row at the same interrupts per
+# packet.  A MODEL: linear in interrupts, fitted through two points.
+
+MIN_IRQ_SPREAD = 0.1    # interrupts per packet between the two steps
+
+
+def fit(low, high):
+    """{"per_pkt", "per_irq"} through two steps' (insn_per_fwd,
+    irqs_per_fwd), or None when a step is missing or their interrupt
+    rates are too close to tell the two terms apart."""
+    if not low or not high:
+        return None
+    i0, q0 = low.get("insn_per_fwd"), low.get("irqs_per_fwd")
+    i1, q1 = high.get("insn_per_fwd"), high.get("irqs_per_fwd")
+    if None in (i0, q0, i1, q1) or abs(q0 - q1) < MIN_IRQ_SPREAD:
+        return None
+    per_irq = (i0 - i1) / (q0 - q1)
+    return {"per_pkt": i1 - per_irq * q1, "per_irq": per_irq}
+
+
+def at_irqs(line, irqs):
+    """Instructions per packet on LINE (fit()) at IRQS interrupts per
+    packet, or None."""
+    if not line or irqs is None:
+        return None
+    return line["per_pkt"] + line["per_irq"] * irqs

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""test_insnprof.py: unit tests of the per-function instruction profile
+(tools/lab/insnprof.py) on hand-made plugin dumps and kallsyms (the
+plugin itself is checked under a guest by router.py --profile in
+igc_batch_extras.py).  Host only: prints TAP.  Exit 0 when every case passed.
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import insnprof as prof  # noqa: E402
+import tap  # noqa: E402
+
+KALLSYMS = """\
+ffffffff81000000 T _stext
+ffffffff81000100 t helper
+ffffffff81000200 D some_data
+ffffffff81000300 T napi_poll
+0000000000000000 T hidden
+garbage line
+ffffffffc0001000 t igcb_poll\t[igc_batch]
+ffffffffc0001400 t igcb_rx_clean\t[igc_batch]
+"""
+
+
+def case_parse_sums_retranslated_blocks():
+    d = prof.parse("ffffffff81000010 5\nffffffff81000010 7\n"
+                   "ffffffff81000300 1\nend\n")
+    assert d == {0xffffffff81000010: 12, 0xffffffff81000300: 1}, d
+
+
+def case_parse_refuses_a_cut_dump():
+    try:
+        prof.parse("ffffffff81000010 5\n")
+    except ValueError:
+        return
+    raise AssertionError("a dump without its end line was taken")
+
+
+def case_diff_keeps_what_ran_between():
+    before = {1: 10, 2: 5}
+    after = {1: 10, 2: 9, 3: 4}
+    assert prof.diff(before, after) == {2: 4, 3: 4}
+
+
+def case_kallsyms_text_only_with_modules():
+    s = prof.parse_kallsyms(KALLSYMS)
+    names = [n for _, n in s]
+    assert names == ["_stext", "helper", "napi_poll", "igcb_poll [igc_batch]",
+                     "igcb_rx_clean [igc_batch]"], names
+
+
+def case_blocks_charged_to_their_function():
+    s = prof.parse_kallsyms(KALLSYMS)
+    counts = {0xffffffff81000000: 3, 0xffffffff81000150: 4,
+              0xffffffff81000250: 5,      # after helper, in data: helper's
+              0xffffffffc0001004: 10, 0xffffffffc0001500: 20,
+              0xffffffff80000000: 1}      # below every symbol
+    f = prof.by_function(counts, s)
+    assert f == {"_stext": 3, "helper": 9, "igcb_poll [igc_batch]": 10,
+                 "igcb_rx_clean [igc_batch]": 20, prof.UNKNOWN: 1}, f
+
+
+def case_top_per_packet_with_rest():
+    funcs = {"a": 300, "b": 200, "c": 100, "d": 100}
+    assert prof.top(funcs, 100, n=2) == [["a", 3.0], ["b", 2.0],
+                                         ["[rest]", 2.0]]
+    assert prof.top(funcs, 0) == []
+    # ties in a stable order: by name
+    assert prof.top({"y": 1, "x": 1}, 1) == [["x", 1.0], ["y", 1.0]]
+
+
+def case_fit_through_two_steps():
+    low = {"insn_per_fwd": 8000, "irqs_per_fwd": 2.0}
+    high = {"insn_per_fwd": 5000, "irqs_per_fwd": 0.5}
+    line = prof.fit(low, high)
+    assert line == {"per_pkt": 4000.0, "per_irq": 2000.0}, line
+    assert prof.at_irqs(line, 0.25) == 4500.0
+    assert prof.at_irqs(line, None) is None
+    assert prof.at_irqs(None, 0.5) is None
+
+
+def case_fit_refuses_what_cannot_tell_the_terms_apart():
+    s = {"insn_per_fwd": 5000, "irqs_per_fwd": 0.5}
+    assert prof.fit(s, dict(s, insn_per_fwd=5100, irqs_per_fwd=0.55)) is None
+    assert prof.fit(None, s) is None
+    assert prof.fit(s, {"insn_per_fwd": None, "irqs_per_fwd": 1.0}) is None
+
+
+def main():
+    cases = [(n, f) for n, f in sorted(globals().items())
+             if n.startswith("case_")]
+    print("TAP version 13")
+    t = tap.Tap(diag_on_pass=False)
+    for name, f in cases:
+        try:
+            f()
+            t.check(name[5:], True)
+        except Exception as e:      # a crash of insnprof.py fails its case
+            t.check(name[5:], False, repr(e))
+    t.plan()
+    return t.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
