@@ -63,13 +63,13 @@ def diff(before, after):
 
 
 def parse_kallsyms(text):
-    """/proc/kallsyms lines -> sorted [(address, name)] of text symbols;
-    a module's symbol is "name [module]".  Lines that are not
+    """/proc/kallsyms lines -> sorted [(address, name)] of text symbols
+    (t, T, and W: weak functions); a module's is "name [module]".  Lines that are not
     "address type name [module]" are skipped (a console's noise)."""
     syms = []
     for line in text.splitlines():
         f = line.strip().split()
-        if len(f) < 3 or f[1] not in ("t", "T"):
+        if len(f) < 3 or f[1] not in ("t", "T", "W"):
             continue
         try:
             addr = int(f[0], 16)
@@ -133,18 +133,27 @@ def top(funcs, per, n=30):
 MIN_IRQ_SPREAD = 0.1    # interrupts per packet between the two steps
 
 
-def fit(low, high):
-    """{"per_pkt", "per_irq"} through two steps' (insn_per_fwd,
-    irqs_per_fwd), or None when a step is missing or their interrupt
-    rates are too close to tell the two terms apart."""
+def fit(low, high, max_loss):
+    """{"per_pkt", "per_irq", "irqs": (lowest, highest)} through two
+    steps' (insn_per_fwd, irqs_per_fwd), or None when a step is missing,
+    lost more than MAX_LOSS per cent (saturated: a packet's cost is no
+    longer work plus interrupts), their interrupt rates are too close to
+    tell the two terms apart, or the line makes no sense (an interrupt
+    that costs nothing or a packet that costs nothing)."""
     if not low or not high:
         return None
     i0, q0 = low.get("insn_per_fwd"), low.get("irqs_per_fwd")
     i1, q1 = high.get("insn_per_fwd"), high.get("irqs_per_fwd")
     if None in (i0, q0, i1, q1) or abs(q0 - q1) < MIN_IRQ_SPREAD:
         return None
+    if max(low.get("loss_pct", 0), high.get("loss_pct", 0)) > max_loss:
+        return None
     per_irq = (i0 - i1) / (q0 - q1)
-    return {"per_pkt": i1 - per_irq * q1, "per_irq": per_irq}
+    per_pkt = i1 - per_irq * q1
+    if per_irq <= 0 or per_pkt <= 0:
+        return None
+    return {"per_pkt": per_pkt, "per_irq": per_irq,
+            "irqs": (min(q0, q1), max(q0, q1))}
 
 
 def at_irqs(line, irqs):
@@ -153,3 +162,10 @@ def at_irqs(line, irqs):
     if not line or irqs is None:
         return None
     return line["per_pkt"] + line["per_irq"] * irqs
+
+
+def extrapolated(line, irqs):
+    """Is IRQS further outside LINE's two points than they are apart?
+    (Read there, the line is a guess.)"""
+    lo, hi = line["irqs"]
+    return irqs < lo - (hi - lo) or irqs > hi + (hi - lo)

@@ -508,10 +508,15 @@ def summarize(runs, fixed):
                     c["ramp"].append(r)
                     c["queues"] = r["queues"]
                     c["accel"] = run["meta"].get("accel")
-            elif r["target_pps"] == fixed or "--steps" not in run["args"]:
-                c["insn_step"] = r
             else:
-                c["insn_low"] = r
+                c.setdefault("insn_rows", []).append(r)
+    for c in out.values():
+        # the fixed rate's step, and before it (two-rate runs) the low one
+        rs = sorted(c.pop("insn_rows", []), key=lambda r: r["target_pps"])
+        if rs:
+            c["insn_step"] = rs[-1]
+        if len(rs) > 1:
+            c["insn_low"] = rs[0]
     for c in out.values():
         rs = c["ramp"]
         for r in rs:
@@ -555,7 +560,7 @@ def summarize(runs, fixed):
             else None,
         })
         # MODELED: instructions against interrupts, through both steps
-        c["insn_fit"] = insnprof.fit(c.get("insn_low"), ins)
+        c["insn_fit"] = insnprof.fit(c.get("insn_low"), ins, LOSS)
         c["insn_low_per_pkt"] = (c.get("insn_low") or {}).get(
             "insn_per_fwd")
         mm = c["insn_mmio_per_pkt"] or {}
@@ -629,14 +634,17 @@ def bars(configs):
                             who, c["sat_pps"] / 1e3, u["sat_pps"] / 1e3),
                         c["sat_pps"] >= u["sat_pps"]))
         if c["insn_at_base_irqs"] and u["insn_per_pkt"]:
+            far = insnprof.extrapolated(c["insn_fit"],
+                                        u["insn_irqs_per_pkt"])
             res.append((
                 "%s: batched guest instructions per packet at most igc's "
                 "at igc's interrupts per packet (%d vs %d at %.2f; MODELED "
-                "from %s and %s pps; counted: %d at %.2f)" % (
+                "from %s and %s pps%s; counted: %d at %.2f)" % (
                     who, c["insn_at_base_irqs"], u["insn_per_pkt"],
                     u["insn_irqs_per_pkt"], krate(c["insn_low"]["target_pps"]),
-                    krate(c["insn_step"]["target_pps"]), c["insn_per_pkt"],
-                    c["insn_irqs_per_pkt"]),
+                    krate(c["insn_step"]["target_pps"]),
+                    ", read far outside its two points" if far else "",
+                    c["insn_per_pkt"], c["insn_irqs_per_pkt"]),
                 c["insn_at_base_irqs"] <= u["insn_per_pkt"]))
         elif c["insn_per_pkt"] and u["insn_per_pkt"]:
             res.append(("%s: batched guest instructions per packet at most "
@@ -1576,7 +1584,10 @@ def summary_line(data):
             if b["tdt_at_over"] is not None and u["tdt_at_over"] is not None:
                 s += ", %.3f vs %.3f doorbells/pkt" % (b["tdt_at_over"],
                                                        u["tdt_at_over"])
-            if b["insn_per_pkt"] and u["insn_per_pkt"]:
+            if b["insn_at_base_irqs"] and u["insn_per_pkt"]:
+                s += ", %d vs %d insn/pkt at igc's irqs (MODELED)" % (
+                    b["insn_at_base_irqs"], u["insn_per_pkt"])
+            elif b["insn_per_pkt"] and u["insn_per_pkt"]:
                 s += ", %d vs %d insn/pkt" % (b["insn_per_pkt"],
                                               u["insn_per_pkt"])
             bits.append(s)

@@ -1364,7 +1364,7 @@ def parse_args(argv=None):
     if a.profile and not a.insn:
         ap.error("--profile counts with the instruction counter: add --insn")
     if a.profile < 0:
-        ap.error("--profile N: N >= 1")
+        ap.error("--profile N: N >= 1 (0: no profile)")
     for m in a.modes:
         if m not in ("stack", "xdp"):
             ap.error("--mode: stack, xdp or stack,xdp")

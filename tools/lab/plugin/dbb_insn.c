@@ -128,8 +128,9 @@ static void *serve(void *arg)
  */
 static void *prof_serve(void *arg)
 {
+	struct prof_tb **snap = NULL, **grown;
+	size_t i, n, cap = 0;
 	uint64_t exec;
-	size_t i;
 	FILE *f;
 	int fd;
 
@@ -143,14 +144,31 @@ static void *prof_serve(void *arg)
 			close(fd);
 			continue;
 		}
+		/* A copy of the list: a slow reader must not hold up a
+		 * translation, which takes the lock.  Entries are never freed.
+		 */
 		pthread_mutex_lock(&prof_lock);
-		for (i = 0; i < prof_len; i++) {
-			exec = __atomic_load_n(&prof[i]->exec, __ATOMIC_RELAXED);
-			if (exec)
-				fprintf(f, "%" PRIx64 " %" PRIu64 "\n", prof[i]->pc,
-					exec * prof[i]->n);
+		n = prof_len;
+		if (n > cap) {
+			grown = realloc(snap, n * sizeof(*snap));
+			if (grown) {
+				snap = grown;
+				cap = n;
+			}
 		}
+		if (n <= cap)
+			memcpy(snap, prof, n * sizeof(*snap));
 		pthread_mutex_unlock(&prof_lock);
+		if (n > cap) {
+			fclose(f);	/* no end line: the reader sees a failure */
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			exec = __atomic_load_n(&snap[i]->exec, __ATOMIC_RELAXED);
+			if (exec)
+				fprintf(f, "%" PRIx64 " %" PRIu64 "\n", snap[i]->pc,
+					exec * snap[i]->n);
+		}
 		fputs("end\n", f);
 		fclose(f);
 	}

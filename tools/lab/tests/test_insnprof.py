@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """test_insnprof.py: unit tests of the per-function instruction profile
-(tools/lab/insnprof.py) on hand-made plugin dumps and kallsyms (the
-plugin itself is checked under a guest by router.py --profile in
-igc_batch_extras.py).  Host only: prints TAP.  Exit 0 when every case passed.
+(tools/lab/insnprof.py) on hand-made plugin dumps and kallsyms, and of
+report.py's use of the fit on made-up runs (the plugin itself is checked
+under a guest by report_smoke.py).  Host only: prints TAP.  Exit 0 when every case passed.
 """
 
 import os
@@ -12,12 +12,14 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import insnprof as prof  # noqa: E402
+import report  # noqa: E402
 import tap  # noqa: E402
 
 KALLSYMS = """\
 ffffffff81000000 T _stext
 ffffffff81000100 t helper
 ffffffff81000200 D some_data
+ffffffff81000280 W weak_fn
 ffffffff81000300 T napi_poll
 0000000000000000 T hidden
 garbage line
@@ -49,7 +51,8 @@ def case_diff_keeps_what_ran_between():
 def case_kallsyms_text_only_with_modules():
     s = prof.parse_kallsyms(KALLSYMS)
     names = [n for _, n in s]
-    assert names == ["_stext", "helper", "napi_poll", "igcb_poll [igc_batch]",
+    assert names == ["_stext", "helper", "weak_fn", "napi_poll",
+                     "igcb_poll [igc_batch]",
                      "igcb_rx_clean [igc_batch]"], names
 
 
@@ -58,9 +61,11 @@ def case_blocks_charged_to_their_function():
     counts = {0xffffffff81000000: 3, 0xffffffff81000150: 4,
               0xffffffff81000250: 5,      # after helper, in data: helper's
               0xffffffffc0001004: 10, 0xffffffffc0001500: 20,
+              0xffffffff81000290: 2,      # a weak function's
               0xffffffff80000000: 1}      # below every symbol
     f = prof.by_function(counts, s)
-    assert f == {"_stext": 3, "helper": 9, "igcb_poll [igc_batch]": 10,
+    assert f == {"_stext": 3, "helper": 9, "weak_fn": 2,
+                 "igcb_poll [igc_batch]": 10,
                  "igcb_rx_clean [igc_batch]": 20, prof.UNKNOWN: 1}, f
 
 
@@ -76,18 +81,86 @@ def case_top_per_packet_with_rest():
 def case_fit_through_two_steps():
     low = {"insn_per_fwd": 8000, "irqs_per_fwd": 2.0}
     high = {"insn_per_fwd": 5000, "irqs_per_fwd": 0.5}
-    line = prof.fit(low, high)
-    assert line == {"per_pkt": 4000.0, "per_irq": 2000.0}, line
+    line = prof.fit(low, high, 1.0)
+    assert line == {"per_pkt": 4000.0, "per_irq": 2000.0,
+                    "irqs": (0.5, 2.0)}, line
     assert prof.at_irqs(line, 0.25) == 4500.0
+    assert not prof.extrapolated(line, 0.25)
+    assert prof.extrapolated(line, 4.0)
     assert prof.at_irqs(line, None) is None
     assert prof.at_irqs(None, 0.5) is None
 
 
 def case_fit_refuses_what_cannot_tell_the_terms_apart():
     s = {"insn_per_fwd": 5000, "irqs_per_fwd": 0.5}
-    assert prof.fit(s, dict(s, insn_per_fwd=5100, irqs_per_fwd=0.55)) is None
-    assert prof.fit(None, s) is None
-    assert prof.fit(s, {"insn_per_fwd": None, "irqs_per_fwd": 1.0}) is None
+    low = {"insn_per_fwd": 8000, "irqs_per_fwd": 2.0}
+    assert prof.fit(low, s, 1.0)
+    assert prof.fit(s, dict(s, insn_per_fwd=5100, irqs_per_fwd=0.55),
+                    1.0) is None
+    assert prof.fit(None, s, 1.0) is None
+    assert prof.fit(s, {"insn_per_fwd": None, "irqs_per_fwd": 1.0},
+                    1.0) is None
+    # a saturated step: not work plus interrupts any more
+    assert prof.fit(dict(low, loss_pct=5.0), s, 1.0) is None
+    # more interrupts and fewer instructions: no sense to read on
+    assert prof.fit(dict(low, insn_per_fwd=4000), s, 1.0) is None
+    # a line that says a packet costs nothing
+    assert prof.fit({"insn_per_fwd": 9000, "irqs_per_fwd": 2.0},
+                    {"insn_per_fwd": 1000, "irqs_per_fwd": 0.5}, 1.0) is None
+
+
+def insn_row(config, mode, pps, insn, irqs, loss=0.0):
+    return {"config": config, "driver": config.split()[0], "params": "",
+            "mode": mode, "target_pps": pps, "insn_per_fwd": insn,
+            "irqs_per_fwd": irqs, "loss_pct": loss, "tdt_per_fwd": 0.5,
+            "mmio_per_fwd": None, "conntrack": None, "pcie_counts": None}
+
+
+def judged(rows, args=("--steps", "10k,20k")):
+    """report.py's bars on one made-up two-rate instruction run."""
+    run = {"name": "igc-insn", "kernel": "6.1", "args": list(args),
+           "meta": {}, "rows": rows}
+    confs = report.summarize([run], 20000)
+    return confs, [(t, ok) for t, ok in report.bars(confs)
+                   if "instructions" in t]
+
+
+def case_report_judges_at_igcs_interrupts():
+    # batched: 3,600 a packet + 2,200 an interrupt; igc took fewer
+    # interrupts at 20k (0.1) and counts 4,300 there: batched at 0.1 is
+    # 3,820, below, although its own count at 0.6 (4,920) is above
+    rows = [insn_row("igc", "stack", 10000, 8000, 1.8),
+            insn_row("igc", "stack", 20000, 4300, 0.1),
+            insn_row("igc_batch batched", "stack", 10000, 7340, 1.7),
+            insn_row("igc_batch batched", "stack", 20000, 4920, 0.6)]
+    confs, bars = judged(rows)
+    c = next(x for x in confs if x["config"] == "igc_batch batched")
+    assert abs(c["insn_at_base_irqs"] - 3820) < 1e-6, c["insn_at_base_irqs"]
+    assert c["insn_low"]["target_pps"] == 10000
+    assert len(bars) == 1 and bars[0][1], bars
+    # the same at 4,900 a packet: the bar fails
+    rows[2] = insn_row("igc_batch batched", "stack", 10000, 8640, 1.7)
+    rows[3] = insn_row("igc_batch batched", "stack", 20000, 6220, 0.6)
+    _, bars = judged(rows)
+    assert len(bars) == 1 and not bars[0][1], bars
+
+
+def case_report_without_a_line_compares_counts():
+    # the low step saturated: no line, the counts are compared as such
+    rows = [insn_row("igc", "stack", 10000, 8000, 1.8),
+            insn_row("igc", "stack", 20000, 4300, 0.1),
+            insn_row("igc_batch batched", "stack", 10000, 7340, 1.7,
+                     loss=30.0),
+            insn_row("igc_batch batched", "stack", 20000, 4920, 0.6)]
+    confs, bars = judged(rows)
+    c = next(x for x in confs if x["config"] == "igc_batch batched")
+    assert c["insn_fit"] is None and c["insn_at_base_irqs"] is None
+    assert len(bars) == 1 and not bars[0][1] and "could not" in bars[0][0]
+    # a one-rate run (octep's): its step is the fixed one, no line
+    confs, _ = judged([insn_row("octep_fix 0x100", "stack", 20000, 4000,
+                                0.1)], args=("--rate", "20000"))
+    assert confs[0]["insn_step"]["target_pps"] == 20000
+    assert confs[0]["insn_fit"] is None
 
 
 def main():
