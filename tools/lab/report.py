@@ -1486,31 +1486,21 @@ def page(data, pngs):
              "instructions table below compares the rows at equal "
              "interrupts per packet.</p>" % (LOSS, krate(fixed)))
     b.append(html_table(h1, r1, "main"))
-    h3, r3 = mmio_table(data["configs"])
-    if r3:
-        b.append("<h2>Register accesses per packet, by kind</h2>")
-        b.append("<p>%s</p>" % esc(MMIO_NOTE % krate(fixed)))
-        b.append(html_table(h3, r3, "mmio"))
-    h8, r8 = insn_table(data["configs"])
-    if r8:
-        b.append("<h2>Instructions per packet against interrupts</h2>")
-        b.append("<p>%s</p>" % esc(INSN_NOTE))
-        b.append(html_table(h8, r8, "insn"))
-    h9, r9 = profile_table(data["configs"])
-    if r9:
-        b.append("<h2>Where the instructions go</h2>")
-        b.append("<p>%s</p>" % esc(PROFILE_NOTE % krate(fixed)))
-        b.append(html_table(h9, r9, "profile"))
-    h6, r6 = latency_table(data["configs"])
-    if r6:
-        b.append("<h2>Latency</h2>")
-        b.append("<p>%s</p>" % esc(LATENCY_NOTE % EMU))
-        b.append(html_table(h6, r6, "latency"))
-    h7, r7 = ct_table(data["configs"])
-    if r7:
-        b.append("<h2>With a stateful firewall</h2>")
-        b.append("<p>%s</p>" % esc(CT_NOTE % (krate(fixed), EMU)))
-        b.append(html_table(h7, r7, "conntrack"))
+    for title, note, table, cls in (
+            ("Register accesses per packet, by kind",
+             MMIO_NOTE % krate(fixed), mmio_table, "mmio"),
+            ("Instructions per packet against interrupts", INSN_NOTE,
+             insn_table, "insn"),
+            ("Where the instructions go", PROFILE_NOTE % krate(fixed),
+             profile_table, "profile"),
+            ("Latency", LATENCY_NOTE % EMU, latency_table, "latency"),
+            ("With a stateful firewall", CT_NOTE % (krate(fixed), EMU),
+             ct_table, "conntrack")):
+        h, r = table(data["configs"])
+        if r:
+            b.append("<h2>%s</h2>" % title)
+            b.append("<p>%s</p>" % esc(note))
+            b.append(html_table(h, r, cls))
     h4, r4 = pcie_table(data["configs"])
     h5, r5 = cycles_table(data["configs"])
     if r4 or r5:

@@ -72,3 +72,21 @@ class Tap:
 
     def exit_code(self):
         return 1 if self.failed else 0
+
+
+def run_cases(ns):
+    """A host-only unit test's main(): every function case_NAME of the
+    namespace NS (a module's globals()), by name, as check NAME: it
+    passes when it returns, fails with what it raised.  Exit code."""
+    print("TAP version 13")
+    t = Tap(diag_on_pass=False)
+    for name, f in sorted(ns.items()):
+        if not name.startswith("case_"):
+            continue
+        try:
+            f()
+            t.check(name[5:], True)
+        except Exception as e:      # a crash of the code under test too
+            t.check(name[5:], False, repr(e))
+    t.plan()
+    return t.exit_code()

@@ -163,20 +163,5 @@ def case_report_without_a_line_compares_counts():
     assert confs[0]["insn_fit"] is None
 
 
-def main():
-    cases = [(n, f) for n, f in sorted(globals().items())
-             if n.startswith("case_")]
-    print("TAP version 13")
-    t = tap.Tap(diag_on_pass=False)
-    for name, f in cases:
-        try:
-            f()
-            t.check(name[5:], True)
-        except Exception as e:      # a crash of insnprof.py fails its case
-            t.check(name[5:], False, repr(e))
-    t.plan()
-    return t.exit_code()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tap.run_cases(globals()))
