@@ -614,6 +614,38 @@ def summarize(runs, fixed):
         c["mode"]))
 
 
+def insn_bars(who, c, u):
+    """Batched C's instructions per packet at most igc U's, at each fixed
+    rate of the instruction run: at U's interrupts per packet on C's
+    line (MODELED) where C has one, else counted against counted."""
+    res = []
+    for key in ("insn_low", "insn_step"):
+        cs, us = c.get(key), u.get(key)
+        if not cs or not us or not cs.get("insn_per_fwd") or \
+                not us.get("insn_per_fwd"):
+            continue
+        rate = krate(us["target_pps"])
+        at = insnprof.at_irqs(c["insn_fit"], us.get("irqs_per_fwd"))
+        if at:
+            far = insnprof.extrapolated(c["insn_fit"], us["irqs_per_fwd"])
+            res.append((
+                "%s at %s pps: batched guest instructions per packet at "
+                "most igc's at igc's interrupts per packet (%d vs %d at "
+                "%.2f; MODELED from both rates%s; counted: %d at %.2f)" % (
+                    who, rate, at, us["insn_per_fwd"], us["irqs_per_fwd"],
+                    ", read far outside them" if far else "",
+                    cs["insn_per_fwd"], cs["irqs_per_fwd"]),
+                at <= us["insn_per_fwd"]))
+        else:
+            res.append((
+                "%s at %s pps: batched guest instructions per packet at "
+                "most igc's (%d vs %d, counted; no line to match their "
+                "interrupts on)" % (who, rate, cs["insn_per_fwd"],
+                                    us["insn_per_fwd"]),
+                cs["insn_per_fwd"] <= us["insn_per_fwd"]))
+    return res
+
+
 def bars(configs):
     """The issue's performance bars, judged on this run's numbers."""
     res = []
@@ -633,25 +665,7 @@ def bars(configs):
                         "(saturation %.1f vs %.1f kpps)" % (
                             who, c["sat_pps"] / 1e3, u["sat_pps"] / 1e3),
                         c["sat_pps"] >= u["sat_pps"]))
-        if c["insn_at_base_irqs"] and u["insn_per_pkt"]:
-            far = insnprof.extrapolated(c["insn_fit"],
-                                        u["insn_irqs_per_pkt"])
-            res.append((
-                "%s: batched guest instructions per packet at most igc's "
-                "at igc's interrupts per packet (%d vs %d at %.2f; MODELED "
-                "from %s and %s pps%s; counted: %d at %.2f)" % (
-                    who, c["insn_at_base_irqs"], u["insn_per_pkt"],
-                    u["insn_irqs_per_pkt"], krate(c["insn_low"]["target_pps"]),
-                    krate(c["insn_step"]["target_pps"]),
-                    ", read far outside its two points" if far else "",
-                    c["insn_per_pkt"], c["insn_irqs_per_pkt"]),
-                c["insn_at_base_irqs"] <= u["insn_per_pkt"]))
-        elif c["insn_per_pkt"] and u["insn_per_pkt"]:
-            res.append(("%s: batched guest instructions per packet at most "
-                        "igc's (%d vs %d; its interrupts could not be "
-                        "matched)" % (who, c["insn_per_pkt"],
-                                      u["insn_per_pkt"]),
-                        c["insn_per_pkt"] <= u["insn_per_pkt"]))
+        res += insn_bars(who, c, u)
         if m == "stack" and c["tdt_at_over"] is not None:
             res.append(("%s: batched TX doorbells per packet with the "
                         "router saturated (%s offered, %.0f %% lost) <= 0.03 "
