@@ -201,9 +201,10 @@ def policy_checks(t, r):
             counts_agree(row) and row["reordered"] == 0, counts_text(row))
     tdt = row["tdt_per_fwd"] or 0
     t.check("batching off, low rate: 1.00 input doorbell writes per "
-            "forwarded packet (%.4f), none that announces nothing, ethtool "
-            "-S == model" % tdt, 0.95 <= tdt <= 1.0 and
-            noop_writes(row) == 0 and ok, why)
+            "forwarded packet, none that announces nothing, ethtool -S == "
+            "model", 0.95 <= tdt <= 1.0 and noop_writes(row) == 0 and ok,
+            "%.4f input doorbell writes per forwarded packet; %s" % (
+                tdt, why))
     r.mode_teardown("stack")
 
     r.load(ON)
@@ -218,14 +219,16 @@ def policy_checks(t, r):
     e1 = r.ethtool_stats()
     tdt, rdt = row["tdt_per_fwd"] or 0, row["rdt_per_rx"] or 0
     held = stat_delta(e0, e1, "B", "db_held")
-    t.check("batched, %d pps offered (%d forwarded, %d refused by A, CPUs "
-            "%s%% busy): input doorbell writes per forwarded packet %.4f "
-            "and credit writes per received packet %.4f, both <= %.2f"
-            % (SAT_RATE, row["model"]["B_tx_frames"],
-               row["model"]["A_rx_dropped"], row["cpu_busy_pct"], tdt, rdt,
-               BATCHED_MAX), 0 < tdt <= BATCHED_MAX and
-            0 < rdt <= BATCHED_MAX and held > 0,
-            "db_held +%d; %s" % (held, counts_text(row)))
+    t.check("batched, %d pps offered: input doorbell writes per "
+            "forwarded packet and credit writes per received packet both "
+            "<= %.2f" % (SAT_RATE, BATCHED_MAX),
+            0 < tdt <= BATCHED_MAX and 0 < rdt <= BATCHED_MAX and held > 0,
+            "%.4f input doorbell writes per forwarded packet, %.4f credit "
+            "writes per received packet; %d forwarded, %d refused by A, "
+            "CPUs %s%% busy; db_held +%d; %s" % (
+                tdt, rdt, row["model"]["B_tx_frames"],
+                row["model"]["A_rx_dropped"], row["cpu_busy_pct"], held,
+                counts_text(row)))
     t.check("batched, saturated: zero doorbell writes that announce "
             "nothing, ethtool -S == model", noop_writes(row) == 0 and ok,
             why)
@@ -589,13 +592,16 @@ kill -0 $(cat /tmp/xdp-act.pid) && ip -d link show %s | grep -q 'prog/xdp' ||
         stat = {"drop": "xdp_drop", "tx": "xdp_tx", "pass": "packets"}[act]
         counted = stat_delta(e0, e1, "A", stat, "rx")
         want = {"drop": (0, 0), "tx": (rx, 0), "pass": (0, rx)}[act]
-        t.check("XDP_%s (xdp-bench %s, native) on A at %d pps: model A took "
-                "in %d, sent back out of A %d, B sent %d; ethtool -S rx*_%s "
-                "+%d" % (act.upper(), act, LOW_RATE, rx, d["A", "tx_frames"],
-                         d["B", "tx_frames"], stat, counted),
+        t.check("XDP_%s (xdp-bench %s, native) on A at %d pps: what model A "
+                "took in went where the action sends it, and ethtool -S "
+                "rx*_%s counted it" % (act.upper(), act, LOW_RATE, stat),
                 rc == 0 and rx >= 2000 and
                 (d["A", "tx_frames"], d["B", "tx_frames"]) == want and
-                counted == rx, out)
+                counted == rx,
+                "model A took in %d, sent back out of A %d, B sent %d; "
+                "ethtool -S rx*_%s +%d\n%s" % (
+                    rx, d["A", "tx_frames"], d["B", "tx_frames"], stat,
+                    counted, out))
 
 
 def suspend_checks(t, r):
@@ -881,12 +887,13 @@ def mixed_boot(t, short, a, octep_in):
         held = stat_delta(e0, e1, "B", "db_held")
         tdt = row["tdt_per_fwd"] or 0
         t.check("%s, stack at %d pps offered: the receive pass of one "
-                "driver holds the other's TX doorbell (B db_held +%d), "
-                "%.4f TX doorbell writes per forwarded packet <= %.2f, none "
-                "that announces nothing" % (name, SAT_RATE, held, tdt,
-                                            BATCHED_MAX),
+                "driver holds the other's TX doorbell, TX doorbell writes "
+                "per forwarded packet <= %.2f, none that announces nothing"
+                % (name, SAT_RATE, BATCHED_MAX),
                 held > 0 and 0 < tdt <= BATCHED_MAX and
-                row["model"]["B_tdt_noop_writes"] == 0, counts_text(row))
+                row["model"]["B_tdt_noop_writes"] == 0,
+                "B db_held +%d, %.4f TX doorbell writes per forwarded "
+                "packet; %s" % (held, tdt, counts_text(row)))
         r.mode_teardown("stack")
         r.mode_setup("xdp")
         row = r.step(cfg, "xdp", LOW_RATE, LOW_COUNT)
