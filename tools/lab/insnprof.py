@@ -11,12 +11,18 @@ a branch or a call, so it rarely spans two).
 
 Addresses come from the same boot's /proc/kallsyms: Debian's System.map
 is a placeholder, KASLR moves the kernel every boot, and a module lands
-at a new address every time it is loaded, so router.py reads the core
-kernel's symbols once and the modules' after every step.
+at a new address every time it is loaded, so router.py reads the modules'
+symbols after every step.  The core kernel's table is long (reading it
+through the guest's serial shell takes half a minute under TCG) but
+KASLR only slides it whole: it is read once per kernel image and kept,
+and each boot reads two anchors (_stext, _etext) to slide it
+(shift()).
 """
 
 import bisect
 import socket
+
+ANCHORS = ("_stext", "_etext")
 
 UNKNOWN = "[unknown]"
 
@@ -81,6 +87,24 @@ def parse_kallsyms(text):
         syms.append((addr, name))
     syms.sort()
     return syms
+
+
+def anchors(syms):
+    """{name: address} of the ANCHORS in SYMS."""
+    return {n: a for a, n in syms if n in ANCHORS}
+
+
+def shift(syms, kept, now):
+    """A kept core table SYMS, whose ANCHORS were at KEPT, slid to a boot
+    whose anchors are at NOW; None unless every anchor slid by the same
+    amount (another image, or a layout KASLR does not explain)."""
+    if set(kept) != set(ANCHORS) or set(now) != set(ANCHORS):
+        return None
+    d = {now[n] - kept[n] for n in ANCHORS}
+    if len(d) != 1:
+        return None
+    off = d.pop()
+    return [(a + off, n) for a, n in syms]
 
 
 class Symbols:

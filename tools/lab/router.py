@@ -46,6 +46,7 @@ net.core.rmem_default while QEMU creates its sockets).
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -497,7 +498,34 @@ class Router:
             self.idle_insn_per_s = round((self.insn.read() - i0) /
                                          (time.time() - t0))
         if self.prof:
-            self.core_syms = insnprof.parse_kallsyms(self.kallsyms(False))
+            self.core_syms = self.core_symbols(vmlinuz)
+
+    def core_symbols(self, vmlinuz):
+        """The core kernel's text symbols at this boot's addresses: the
+        table kept for this kernel image, slid by KASLR's offset, or read
+        whole (about 30 s under TCG) and kept."""
+        with open(vmlinuz, "rb") as f:
+            key = hashlib.sha256(f.read()).hexdigest()[:16]
+        path = os.path.join(labvm.CACHE, "kallsyms", key)
+        _, out = self.g("grep -E ' (%s)$' /proc/kallsyms" %
+                        "|".join(insnprof.ANCHORS))
+        now = insnprof.anchors(insnprof.parse_kallsyms(out))
+        try:
+            with open(path) as f:
+                kept = insnprof.parse_kallsyms(f.read())
+            syms = insnprof.shift(kept, insnprof.anchors(kept), now)
+            if syms:
+                return syms
+        except OSError:
+            pass
+        text = self.kallsyms(False)
+        syms = insnprof.parse_kallsyms(text)
+        if insnprof.anchors(syms) == now and len(now) == 2:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path + ".tmp", "w") as f:
+                f.write(text)
+            os.rename(path + ".tmp", path)
+        return syms
 
     def kallsyms(self, modules):
         """The guest's text symbols: the core kernel's (they stay put for

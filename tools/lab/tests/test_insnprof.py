@@ -56,6 +56,22 @@ def case_kallsyms_text_only_with_modules():
                      "igcb_rx_clean [igc_batch]"], names
 
 
+def case_kept_table_slid_by_kaslr():
+    kept = prof.parse_kallsyms("ffffffff81000000 T _stext\n"
+                               "ffffffff81000100 t helper\n"
+                               "ffffffff82000000 T _etext\n")
+    k = prof.anchors(kept)
+    assert k == {"_stext": 0xffffffff81000000, "_etext": 0xffffffff82000000}
+    off = 0x3e00000
+    now = {n: a + off for n, a in k.items()}
+    slid = prof.shift(kept, k, now)
+    assert slid == [(a + off, n) for a, n in kept], slid
+    # anchors that moved apart: another image, read it again
+    assert prof.shift(kept, k, dict(now, _etext=now["_etext"] + 16)) is None
+    assert prof.shift(kept, {}, now) is None
+    assert prof.shift(kept, k, {"_stext": now["_stext"]}) is None
+
+
 def case_blocks_charged_to_their_function():
     s = prof.parse_kallsyms(KALLSYMS)
     counts = {0xffffffff81000000: 3, 0xffffffff81000150: 4,
