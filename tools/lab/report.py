@@ -1331,6 +1331,10 @@ def plots(data, out):
                     a0.text(x, c["insn_per_pkt"] * 0.985, "{:,}".format(
                         c["insn_per_pkt"]), ha="center", va="top",
                         fontsize=7, color="white")
+                    at = c.get("insn_at_base_irqs")
+                    if at and c["baseline"] != c["config"]:
+                        a0.plot([x], [at], marker="D", ms=5, color="black",
+                                mec="white", ls="")
                     cy = c.get("cycles_per_pkt")
                     if cy:
                         a0.plot([x - w * 0.42, x + w * 0.42], [cy[1]] * 2,
@@ -1350,8 +1354,11 @@ def plots(data, out):
                 Line2D([], [], color="black", lw=1.6,
                        label="MODELED cycles/pkt: CPI %.1f + %d a ring "
                        "(dotted: %d)" % (pcie.CPI, pcie.RING_CYCLES[1],
-                                         pcie.RING_CYCLES[0]))],
-                fontsize=8)
+                                         pcie.RING_CYCLES[0])),
+                Line2D([], [], color="black", marker="D", ms=5, mec="white",
+                       ls="", label="MODELED instructions at the upstream "
+                       "driver's interrupts per packet")],
+                fontsize=8, loc="upper left")
             a0.yaxis.set_major_formatter(FuncFormatter(
                 lambda v, _: "{:,}".format(int(v))))
             a0.set_title("%s: guest instructions per forwarded packet at "
