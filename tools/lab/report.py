@@ -624,6 +624,8 @@ def insn_bars(who, c, u):
         if not cs or not us or not cs.get("insn_per_fwd") or \
                 not us.get("insn_per_fwd"):
             continue
+        if max(cs.get("loss_pct", 0), us.get("loss_pct", 0)) > LOSS:
+            continue    # saturated or stalled: a dozen frames' count
         rate = krate(us["target_pps"])
         at = insnprof.at_irqs(c["insn_fit"], us.get("irqs_per_fwd"))
         if at:
@@ -1316,6 +1318,7 @@ def plots(data, out):
             fig, a0 = plt.subplots(figsize=(max(8, 1.35 * len(labels) + 2),
                                             4.8))
             w = 0.8 / len(modes)
+            diamonds = False
             for j, m in enumerate(modes):
                 for i, lab in enumerate(labels):
                     c = next((c for c in ic if c["config"] == lab and
@@ -1333,6 +1336,7 @@ def plots(data, out):
                         fontsize=7, color="white")
                     at = c.get("insn_at_base_irqs")
                     if at and c["baseline"] != c["config"]:
+                        diamonds = True
                         a0.plot([x], [at], marker="D", ms=5, color="black",
                                 mec="white", ls="")
                     cy = c.get("cycles_per_pkt")
@@ -1357,7 +1361,8 @@ def plots(data, out):
                                          pcie.RING_CYCLES[0])),
                 Line2D([], [], color="black", marker="D", ms=5, mec="white",
                        ls="", label="MODELED instructions at the upstream "
-                       "driver's interrupts per packet")],
+                       "driver's interrupts per packet")][
+                           :None if diamonds else -1],
                 fontsize=8, loc="upper left")
             a0.yaxis.set_major_formatter(FuncFormatter(
                 lambda v, _: "{:,}".format(int(v))))

@@ -670,12 +670,13 @@ echo "@@CARRIER $(cat /sys/class/net/%s/carrier)"
             "fw_mbox_timeouts", 0)
         row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
         t.check("firmware that %s: port A opened under it stays without "
-                "carrier and counts mailbox timeouts (+%d); when the "
-                "firmware answers again it comes up by itself and forwards "
-                "lossless" % (what, timeouts),
+                "carrier and counts mailbox timeouts; when the firmware "
+                "answers again it comes up by itself and forwards lossless"
+                % what,
                 "@@CARRIER 0" in out and timeouts > 0 and "@@BACK" in out2
                 and counts_agree(row),
-                "%s\n%s\n%s" % (out, out2, counts_text(row)))
+                "mailbox timeouts +%d\n%s\n%s\n%s" % (
+                    timeouts, out, out2, counts_text(row)))
 
 
 def bound_checks(t, r):
@@ -693,7 +694,8 @@ def bound_checks(t, r):
                  "\n" % r.ifb, check=False)
     limits = [int(x) for x in out.split() if x.isdigit()]
     t.check("BQL: B's TX queues have byte queue limits that grew from "
-            "completions (%s)" % limits, any(x > 0 for x in limits), out)
+            "completions", any(x > 0 for x in limits),
+            "limits %s\n%s" % (limits, out))
 
 
 def flap_checks(t, r):

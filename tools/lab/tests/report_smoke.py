@@ -214,7 +214,7 @@ def main():
                 struct.error) as e:
             t.check("%s decodes" % ref, False, e)
             continue
-        t.check("%s decodes, at least 500x350 and %d KB" % (
+        t.check("%s decodes, at least 500x350 and more than %d KB" % (
             ref, MIN_PNG // 1024), w >= 500 and h >= 350 and size > MIN_PNG,
             "%dx%d, %d KB" % (w, h, size // 1024))
 
