@@ -157,6 +157,32 @@ carrier() { i=0; while [ $i -lt $(($3 * 10)) ]; do
 """
 
 
+def lossless(row, count):
+    """A one-way step of COUNT frames that lost nothing, by every count
+    the lab has: the generator sent them all, the sink received them all
+    (knowing the count from the generator's end markers), none of a flow
+    late or twice, port A's model took in the frames and the markers and
+    dropped none, port B's model sent them all, nothing left port A."""
+    return not lossless_misses(row, count)
+
+
+def lossless_misses(row, count):
+    """What lossless(ROW, COUNT) found wrong: "" when nothing."""
+    m = row["model"]
+    want = count + GEN_MARKERS
+    got = (("sent", row["sent"], count), ("lost", row["lost"], 0),
+           ("forwarded", row["forwarded"], count),
+           ("flow_gaps_open", row["flow_gaps_open"], 0),
+           ("sink_sent_from", row["sink_sent_from"], "marker"),
+           ("reordered", row["reordered"], 0), ("dup", row["dup"], 0),
+           ("model A_rx_frames", m["A_rx_frames"], want),
+           ("model B_tx_frames", m["B_tx_frames"], want),
+           ("model A_rx_dropped", m["A_rx_dropped"], 0),
+           ("stray_frames_out_A", row["stray_frames_out_A"], 0))
+    return ", ".join("%s %s (want %s)" % (n, v, w) for n, v, w in got
+                     if v != w)
+
+
 def rate(s):
     m = re.fullmatch(r"([0-9.]+)([kKmMgG]?)", s.strip())
     if not m:
@@ -507,6 +533,7 @@ class Router:
         with open(vmlinuz, "rb") as f:
             key = hashlib.sha256(f.read()).hexdigest()[:16]
         path = os.path.join(labvm.CACHE, "kallsyms", key)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         _, out = self.g("grep -E ' (%s)$' /proc/kallsyms" %
                         "|".join(insnprof.ANCHORS))
         now = insnprof.anchors(insnprof.parse_kallsyms(out))
@@ -521,10 +548,11 @@ class Router:
         text = self.kallsyms(False)
         syms = insnprof.parse_kallsyms(text)
         if insnprof.anchors(syms) == now and len(now) == 2:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path + ".tmp", "w") as f:
+            # another run of the same image may be writing it too
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
+            with os.fdopen(fd, "w") as f:
                 f.write(text)
-            os.rename(path + ".tmp", path)
+            os.replace(tmp, path)
         return syms
 
     def kallsyms(self, modules):

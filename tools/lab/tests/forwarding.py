@@ -72,12 +72,6 @@ def exact(row):
             row["stray_frames_out_A"] == 0)
 
 
-def lossless(row):
-    return (row["lost"] == 0 and row["forwarded"] == row["sent"] ==
-            COUNT and row["flow_gaps_open"] == 0 and
-            row["sink_sent_from"] == "marker")
-
-
 def checks(t, short, a, qemu):
     """One boot's checks into T; return its run directory."""
     kver = t.kver
@@ -104,7 +98,8 @@ def checks(t, short, a, qemu):
         row = r.step(cfg, "stack", RATE, COUNT)
         e1 = r.ethtool_stats()
         t.check("stack forwarding A->B at %d pps, %d frames, %d flows: zero "
-                "loss" % (RATE, COUNT, router.TEST_FLOWS), lossless(row),
+                "loss" % (RATE, COUNT, router.TEST_FLOWS),
+                router.lossless(row, COUNT),
                 counts_evidence(row))
         t.check("stack forwarding: no per-flow reordering, no duplicates, "
                 "TTL 63 (one router hop)",
@@ -154,7 +149,8 @@ def checks(t, short, a, qemu):
         r.mode_setup("xdp")
         row = r.step(cfg, "xdp", RATE, COUNT)
         t.check("XDP_REDIRECT A->B (xdp-bench redirect, native) at %d pps, "
-                "%d frames: zero loss" % (RATE, COUNT), lossless(row),
+                "%d frames: zero loss" % (RATE, COUNT),
+                router.lossless(row, COUNT),
                 counts_evidence(row))
         t.check("XDP_REDIRECT: model counts == generator == sink, no "
                 "reordering, TTL 64 (not through the stack)",

@@ -117,18 +117,15 @@ def reg(words, name, q=None):
                  REGS_QUEUE.index(name)]
 
 
-def lossless(row, count=COUNT):
-    return (row["lost"] == 0 and row["forwarded"] == row["sent"] == count
-            and row["flow_gaps_open"] == 0)
-
-
 def ev_row(row):
     m = row["model"]
     return ("gen sent %d, sink received %d, lost %d, reordered %s, TTL %s; "
             "model A rx_frames %d (per queue %s) rx_dropped %d, B tx_frames "
-            "%d" % (row["sent"], row["forwarded"], row["lost"],
-                    row["reordered"], row["ttl"], m["A_rx_frames"],
-                    row.get("a_rx_q"), m["A_rx_dropped"], m["B_tx_frames"]))
+            "%d; not lossless: %s" % (
+                row["sent"], row["forwarded"], row["lost"], row["reordered"],
+                row["ttl"], m["A_rx_frames"], row.get("a_rx_q"),
+                m["A_rx_dropped"], m["B_tx_frames"],
+                router.lossless_misses(row, COUNT) or "-"))
 
 
 def step(r, cfg, mode):
@@ -272,7 +269,7 @@ carrier $A 1 30 && carrier %s 1 30 || exit 31
             % (left.strip(), failed, ev_row(row), o))
     row = step(r, cfg, "stack")
     t.check("rx alloc failure: after the faults, stack forwarding with no "
-            "loss", lossless(row), ev_row(row))
+            "loss", router.lossless(row, COUNT), ev_row(row))
     r.mode_teardown("stack")
     r.g("ethtool -X %s default; ethtool -G %s rx %d; carrier %s 1 30\n"
         % (A, A, RINGS, A), check=False)
@@ -414,7 +411,7 @@ def dma_pause_recovers(t, r, cfg):
     t.check("dma-pause on B (TX) for %.1f s under traffic: what was queued "
             "goes out when the device fetches again, no loss, no watchdog "
             "rescue, no reset" % PAUSE_FOR,
-            lossless(row) and rescued == 0 and not bad and
+            router.lossless(row, COUNT) and rescued == 0 and not bad and
             row["paused"][0] > 0 and row["paused"][1] == 0 and
             r.truth()["B"]["rx_paused_drops"][0] == p0,
             "while paused A took %d frames, B sent %d; %s; tx_db_rescued "
@@ -436,7 +433,7 @@ def dma_pause_recovers(t, r, cfg):
                                              "; ".join(bad[:5])))
     row = step(r, cfg, "stack")
     t.check("after the DMA pauses: stack forwarding with no loss",
-            lossless(row), ev_row(row))
+            router.lossless(row, COUNT), ev_row(row))
     r.mode_teardown("stack")
 
 
@@ -472,7 +469,7 @@ def tx_hang_resets(t, r, cfg):
     r.g("carrier %s 1 30\n" % r.ifb, check=False)
     row = step(r, cfg, "stack")
     t.check("after the TX hang and its reset: stack forwarding with no "
-            "loss", lossless(row), ev_row(row))
+            "loss", router.lossless(row, COUNT), ev_row(row))
     r.mode_teardown("stack")
 
 
@@ -535,7 +532,7 @@ echo "@@RING $(ethtool -g $B | sed -n '/Current/,$p' | awk '/^RX:/ {print $2}')"
             "brings it back at the old ring size and it forwards with no "
             "loss",
             rec == 1 and "@@NOCARRIER" not in o2 and
-            "@@RING %d" % RINGS in o2 and lossless(row),
+            "@@RING %d" % RINGS in o2 and router.lossless(row, COUNT),
             "%s\n%s\n%s" % (ev, o2, ev_row(row)),
             skip=None if seen or rec else "no AER message reached the "
             "guest's AER driver")
@@ -695,7 +692,7 @@ carrier $A 1 30 && carrier $B 1 30
         t.check("before suspend (MTU %d, RSS all on queue 0, B "
                 "tx_db_batched off, B at 1000): stack forwarding, no loss, "
                 "RX on queue 0 only" % MTU,
-                rc == 0 and lossless(row) and all_on_queue0(row),
+                rc == 0 and router.lossless(row, COUNT) and all_on_queue0(row),
                 ev_row(row) + "\n" + o)
         ok, o = suspend(r, "devices")
         t.check("pm_test=devices, echo freeze >/sys/power/state: suspend "
@@ -726,7 +723,8 @@ carrier $A 1 30 && carrier $B 1 30
         row = step(r, cfg, "stack")
         t.check("after resume: stack forwarding with no loss, RSS still "
                 "puts every flow on queue 0",
-                lossless(row) and all_on_queue0(row), ev_row(row))
+                router.lossless(row, COUNT) and all_on_queue0(row),
+                ev_row(row))
         r.mode_teardown("stack")
         # back to the defaults for the rest
         r.g("ethtool -X %s default; ethtool --set-priv-flags %s "
@@ -747,7 +745,8 @@ carrier $A 1 30 && carrier $B 1 30
                 "before %r after %r\n%s" % (p0.strip(), p1.strip(), o))
         row = step(r, cfg, "xdp")
         t.check("after resume: XDP_REDIRECT forwarding with no loss, TTL 64",
-                lossless(row) and row["ttl"] == [64, 64], ev_row(row))
+                router.lossless(row, COUNT) and row["ttl"] == [64, 64],
+                ev_row(row))
         r.mode_teardown("xdp")
 
         # 6. ethtool -t
@@ -767,7 +766,7 @@ carrier $A 1 30 && carrier $B 1 30 || echo "@@NOCARRIER"
         r.mode_setup("stack")
         row = step(r, cfg, "stack")
         t.check("after ethtool -t offline: stack forwarding with no loss",
-                lossless(row), ev_row(row))
+                router.lossless(row, COUNT), ev_row(row))
 
         # 7. PCI error recovery through AER
         _, aer = r.g("echo $(ls /sys/bus/pci_express/drivers/aer 2>/dev/null"
@@ -800,7 +799,7 @@ echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
                     "driver: the handlers are not exercised here")
             row = step(r, cfg, "stack")
             t.check("after PCI error recovery: stack forwarding with no "
-                    "loss", lossless(row), ev_row(row))
+                    "loss", router.lossless(row, COUNT), ev_row(row))
             aer_after_failed_reopen(t, r, cfg)
         r.mode_teardown("stack")
 

@@ -105,16 +105,6 @@ def ev(row):
                row["cpu_busy_pct"], row["lat_p50_us"], row["lat_p99_us"]))
 
 
-def lossless(row, count):
-    m = row["model"]
-    want = row["sent"] + router.GEN_MARKERS
-    return (row["sent"] == count and row["lost"] == 0 and
-            row["forwarded"] == count and row["flow_gaps_open"] == 0 and
-            row["reordered"] == 0 and row["dup"] == 0 and
-            m["A_rx_frames"] == want and m["B_tx_frames"] == want and
-            m["A_rx_dropped"] == 0 and row["stray_frames_out_A"] == 0)
-
-
 def noop_writes(row):
     m = row["model"]
     return (m["A_tdt_noop_writes"] + m["A_rdt_noop_writes"] +
@@ -261,7 +251,8 @@ def policy_low_rate(t, r, cfg):
     e1 = r.ethtool_stats()
     t.check("%s: stack forwarding at %d pps, %d frames: no loss, no per-flow"
             " reordering, model == generator == sink"
-            % (name, LOW_RATE, LOW_COUNT), lossless(row, LOW_COUNT), ev(row))
+            % (name, LOW_RATE, LOW_COUNT), router.lossless(row, LOW_COUNT),
+            ev(row))
     t.check("%s: stack: zero tail writes that published nothing (TDT and "
             "RDT, both ports)" % name, noop_writes(row) == 0, ev(row))
     ok, why = counters_match(row, e0, e1)
@@ -305,7 +296,7 @@ def policy_low_rate(t, r, cfg):
             " model == generator == sink%s"
             % (name, LOW_RATE, LOW_COUNT, ", zero no-op tail writes"
                if "db_skip_empty=1" in cfg.params else ""),
-            lossless(row, LOW_COUNT) and
+            router.lossless(row, LOW_COUNT) and
             ("db_skip_empty=0" in cfg.params or noop_writes(row) == 0),
             ev(row))
     r.mode_teardown("xdp")
@@ -546,7 +537,7 @@ def changes_under_traffic(t, r, cfg):
             "stack forwarding is lossless and in order again",
             all(x.get("RX") == "4096" and x.get("TX") == "4096" and
                 x.get("Combined") == "2" for x in fin) and
-            lossless(row, LOW_COUNT) and noop_writes(row) == 0,
+            router.lossless(row, LOW_COUNT) and noop_writes(row) == 0,
             "%s; %s" % (fin, ev(row)))
     r.mode_teardown("stack")
 
@@ -587,7 +578,8 @@ def changes_while_tx_stops(t, r, cfg):
     time.sleep(1)
     row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
     t.check("after them: stack forwarding lossless and in order, no no-op "
-            "tail write", lossless(row, LOW_COUNT) and noop_writes(row) == 0,
+            "tail write",
+            router.lossless(row, LOW_COUNT) and noop_writes(row) == 0,
             ev(row))
     r.mode_teardown("stack")
 
@@ -617,7 +609,7 @@ def rmmod_under_traffic(t, r, cfg):
     r.mode_setup("stack")
     row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
     t.check("igc_batch loads again after that and forwards lossless",
-            lossless(row, LOW_COUNT), ev(row))
+            router.lossless(row, LOW_COUNT), ev(row))
     r.mode_teardown("stack")
 
 
