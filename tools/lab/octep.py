@@ -35,9 +35,10 @@ def fw(truth, port, cmd):
 
 def reopen(r, dev):
     """ip link down/up and wait for the carrier: (ok, output)."""
-    rc, out = r.g("ip link set %s down; ip link set %s up; carrier %s 1 30 "
-                  "|| { echo no carrier; exit 1; }\n" % (dev, dev, dev),
-                  check=False)
+    rc, out = r.guest(
+        "ip link set %s down; ip link set %s up; carrier %s 1 30 "
+        "|| { echo no carrier; exit 1; }\n" % (dev, dev, dev),
+        check=False)
     return rc == 0, out
 
 
@@ -134,8 +135,8 @@ def loop_boot(t, short, a, cfg, extra=()):
     with router.booted(t, r, "loop boot"):
         r.load(cfg)
         tr0 = r.truth()
-        rc, out = r.g(LOOP_SCRIPT % (r.ifa, r.ifb), timeout=300,
-                      check=False)
+        rc, out = r.guest(LOOP_SCRIPT % (r.ifa, r.ifb), timeout=300,
+                          check=False)
         time.sleep(1)
         tr1 = r.truth()
 

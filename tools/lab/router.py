@@ -534,8 +534,8 @@ class Router:
             key = hashlib.sha256(f.read()).hexdigest()[:16]
         path = os.path.join(labvm.CACHE, "kallsyms", key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        _, out = self.g("grep -E ' (%s)$' /proc/kallsyms" %
-                        "|".join(insnprof.ANCHORS))
+        _, out = self.guest("grep -E ' (%s)$' /proc/kallsyms" %
+                            "|".join(insnprof.ANCHORS))
         now = insnprof.anchors(insnprof.parse_kallsyms(out))
         try:
             with open(path) as f:
@@ -558,8 +558,8 @@ class Router:
     def kallsyms(self, modules):
         """The guest's text symbols: the core kernel's (they stay put for
         the boot) or the modules' (they move at every load)."""
-        _, out = self.g("awk '$2 ~ /^[tT]$/ && (NF == 4) == %d' "
-                        "/proc/kallsyms" % modules, timeout=300)
+        _, out = self.guest("awk '$2 ~ /^[tT]$/ && (NF == 4) == %d' "
+                            "/proc/kallsyms" % modules, timeout=300)
         return out
 
     @staticmethod
@@ -594,7 +594,7 @@ class Router:
                 f.write(self.rmem_saved)
             self.rmem_saved = None
 
-    def g(self, script, timeout=120, check=True):
+    def guest(self, script, timeout=120, check=True):
         return self.gsh.run(GUEST_LIB + script, timeout=timeout * self.slow,
                             check=check)
 
@@ -636,7 +636,7 @@ ethtool -g $A | sed -n '/Current/,$p' | grep -E '^(RX|TX):'
 ethtool --show-priv-flags $A 2>/dev/null | tail -n +2
 true
 """
-        rc, out = self.g(script, timeout=120, check=False)
+        rc, out = self.guest(script, timeout=120, check=False)
         if rc != 0:
             raise RuntimeError("loading %s failed (%d):\n%s"
                                % (cfg.name(), rc, out))
@@ -654,7 +654,7 @@ true
     def mode_setup(self, mode):
         A, B = self.ifa, self.ifb
         if mode == "stack":
-            rc, out = self.g("""
+            rc, out = self.guest("""
 A=%s B=%s
 ip addr flush dev $A; ip addr flush dev $B
 ip addr add %s dev $A; ip addr add %s dev $B
@@ -670,7 +670,7 @@ ip route get %s
             # ndo_xdp_xmit; it swaps source and destination MAC (the sink
             # ignores MACs) and leaves the TTL alone.  Both ways: a second
             # one from B to A.
-            rc, out = self.g("""
+            rc, out = self.guest("""
 A=%s B=%s
 echo 0 >/proc/sys/net/ipv4/ip_forward
 ip addr flush dev $A; ip addr flush dev $B
@@ -704,7 +704,7 @@ redirect $A $B
                 raise RuntimeError("xdp-bench redirect failed (%d):\n%s"
                                    % (rc, out))
         if self.a.irq_spread:
-            self.g("spread %s; spread %s\n" % (self.ifa, self.ifb))
+            self.guest("spread %s; spread %s\n" % (self.ifa, self.ifb))
         if self.a.rss == "same":
             # The same RSS on every driver, with UDP ports hashed: on
             # addresses only (both drivers' default) dbb-gen's flows (1024
@@ -716,7 +716,7 @@ redirect $A $B
             # igc_batch: round robin): both made the same.
             for port in [self.ifa] + ([self.ifb] if self.a.both_ways
                                       else []):
-                self.g("""
+                self.guest("""
 A=%s
 for f in udp4 udp6; do
 	ethtool -n $A rx-flow-hash $f | grep -q 'L4 bytes 0 & 1' ||
@@ -730,13 +730,13 @@ ethtool -X $A equal $(ls -d /sys/class/net/$A/queues/rx-* | wc -l)
             # of it.
             for port in [self.ifb] + ([self.ifa] if self.a.both_ways
                                       else []):
-                self.g("for q in /sys/class/net/%s/queues/tx-*/"
-                       "byte_queue_limits; do echo 100000000 >$q/limit_min;"
-                       " done\n" % port)
+                self.guest("for q in /sys/class/net/%s/queues/tx-*/"
+                           "byte_queue_limits; do "
+                           "echo 100000000 >$q/limit_min; done\n" % port)
         if self.a.conntrack and mode == "stack":
             out += self.conntrack_setup()
         if self.a.guest_setup:
-            rc, o2 = self.g("A=%s B=%s MODE=%s\n%s\n" % (
+            rc, o2 = self.guest("A=%s B=%s MODE=%s\n%s\n" % (
                 self.ifa, self.ifb, mode, self.a.guest_setup), check=False)
             if rc != 0:
                 raise RuntimeError("--guest-setup failed (%d):\n%s"
@@ -752,7 +752,7 @@ ethtool -X $A equal $(ls -d /sys/class/net/$A/queues/rx-* | wc -l)
         lookups in the FreeBSD post) rather than create it.  The entries
         it made are kept in self.ct_warm for the rows."""
         a = self.a
-        rc, out = self.g("""
+        rc, out = self.guest("""
 for m in %s; do modprobe $m || exit 10; done
 echo %d >/proc/sys/net/netfilter/nf_conntrack_max
 echo %d >/sys/module/nf_conntrack/parameters/hashsize
@@ -784,7 +784,7 @@ conntrack -F 2>/dev/null
 
     def mode_teardown(self, mode):
         if mode == "xdp" and self.xdp_running:
-            rc, out = self.g("""
+            rc, out = self.guest("""
 A=%s B=%s
 for f in /tmp/xdp-bench-*.pid; do
 	p=$(cat $f); rm -f $f
@@ -801,9 +801,10 @@ carrier $A 1 30 && carrier $B 1 30
             if rc != 0:
                 raise RuntimeError("xdp-bench teardown failed:\n" + out)
         elif mode == "stack":
-            self.g("echo 0 >/proc/sys/net/ipv4/ip_forward\n")
+            self.guest("echo 0 >/proc/sys/net/ipv4/ip_forward\n")
             if self.a.conntrack:
-                self.g("nft flush ruleset; conntrack -F 2>/dev/null; true\n")
+                self.guest(
+                    "nft flush ruleset; conntrack -F 2>/dev/null; true\n")
                 self.ct_warm = None
 
     # ---- measurements -------------------------------------------------
@@ -820,7 +821,7 @@ carrier $A 1 30 && carrier $B 1 30
         return cpu_stat(out)
 
     def ethtool_stats(self):
-        rc, out = self.g("""
+        rc, out = self.guest("""
 echo "@@A"; ethtool -S %s
 echo "@@B"; ethtool -S %s
 """ % (self.ifa, self.ifb))
@@ -1152,7 +1153,7 @@ echo "@@B"; ethtool -S %s
         """(taint, kernel log lines that say something went wrong).  A
         watchdog rescue of an unpublished tail ("left unpublished") and a
         dbbatch caller bug count: no test may rely on either."""
-        rc, out = self.g("""
+        rc, out = self.guest("""
 echo "@@TAINT $(cat /proc/sys/kernel/tainted)"
 dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace|RIP:|general protection|hung_task|soft lockup|Reset adapter|Tx Unit Hang|timed out|left unpublished|closed a batch|was left open|LLTX device|still held after' || true
 """, check=False)
@@ -1162,7 +1163,7 @@ dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace|RIP:|general protection|hung_task|
         return (int(m.group(1)) if m else -1), bad
 
     def dmesg(self):
-        return self.g("dmesg\n", check=False)[1]
+        return self.guest("dmesg\n", check=False)[1]
 
     def clean(self, taint_ok=0, excuse=None):
         """(ok, evidence): health() finds nothing in the kernel log, the
@@ -1183,7 +1184,7 @@ dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace|RIP:|general protection|hung_task|
         those parked in the per-CPU lists (/proc/zoneinfo "count:"), which
         can hold thousands after a burst of frees and are free all the
         same."""
-        rc, out = self.g("""
+        rc, out = self.guest("""
 for m in %s; do [ -d /sys/module/$m ] && rmmod $m; done
 sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
 echo "@@FREE $(sed -n 's/^nr_free_pages //p' /proc/vmstat)"

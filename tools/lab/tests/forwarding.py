@@ -160,7 +160,8 @@ def checks(t, short, a, qemu):
 
         # 4. link flap on B between steps 0 and 2 of one run
         r.mode_setup("stack")
-        _, d0 = r.g("dmesg | grep -c 'Link is Down' || true\n", check=False)
+        _, d0 = r.guest(
+            "dmesg | grep -c 'Link is Down' || true\n", check=False)
         flap = {}
 
         def flapper():
@@ -182,8 +183,9 @@ def checks(t, short, a, qemu):
         for th in threads:
             th.join()
         rows = r.summarize(cfg, "stack", gl, sl, meas)
-        _, dm = r.g("dmesg | grep -E 'Link is (Down|Up)' | tail -n 3; "
-                    "dmesg | grep -c 'Link is Down' || true\n", check=False)
+        _, dm = r.guest("dmesg | grep -E 'Link is (Down|Up)' | tail -n 3; "
+                        "dmesg | grep -c 'Link is Down' || true\n",
+                        check=False)
         downs = int(dm.split()[-1]) - int(d0.split()[-1])
         ev = "\n".join("step %d: sent %d received %d lost %d reordered %s"
                        % (x["step"], x["sent"], x["forwarded"], x["lost"],

@@ -96,8 +96,8 @@ class ExtrasRouter(router.Router):
 
     def regs(self, dev):
         """ethtool -d DEV as a list of 32-bit words."""
-        rc, out = self.g("ethtool -d %s raw on | od -An -tx4 -v\n" % dev,
-                         check=False)
+        rc, out = self.guest("ethtool -d %s raw on | od -An -tx4 -v\n" % dev,
+                             check=False)
         words = [int(w, 16) for w in out.split()
                  if re.fullmatch(r"[0-9a-f]{8}", w)]
         return rc, words
@@ -138,7 +138,7 @@ def step(r, cfg, mode):
 
 def suspend(r, level):
     """One system-sleep cycle under pm_test LEVEL; (ok, evidence)."""
-    rc, out = r.g("""
+    rc, out = r.guest("""
 cat /sys/power/pm_test; cat /sys/power/state
 [ -w /sys/module/suspend/parameters/pm_test_delay ] &&
 	echo 1 >/sys/module/suspend/parameters/pm_test_delay
@@ -158,7 +158,7 @@ carrier $A 1 30 && carrier $B 1 30 || { echo "@@NOCARRIER"; }
 
 
 def state_dump(r):
-    rc, out = r.g("""
+    rc, out = r.guest("""
 A=%s B=%s
 echo "@@MTU $(cat /sys/class/net/$A/mtu) $(cat /sys/class/net/$B/mtu)"
 echo "@@RING $(ethtool -g $A | sed -n '/Current/,$p' | awk '/^(RX|TX):/ {printf "%%s%%s ", $1, $2}')"
@@ -198,7 +198,7 @@ def tx_drop_publishes_earlier(t, r):
     m0 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
     # pktgen: one burst of TX_BURST on queue 0, xmit_more on all but the
     # last, whose DMA mapping fails on purpose
-    rc, o = r.g("""
+    rc, o = r.guest("""
 B=%s D=%s N=%d
 modprobe pktgen || exit 20
 P=/proc/net/pktgen
@@ -241,18 +241,18 @@ def rx_alloc_failure_repolls(t, r, cfg):
     """Defect: a ring emptied by page allocation failures was refilled only
     by the watchdog's kick, 2 s later, and only one try per kick."""
     A = r.ifa
-    rc, o = r.g("""
+    rc, o = r.guest("""
 A=%s
 ethtool -X $A weight 1 0 0 0 && ethtool -G $A rx %d || exit 30
 carrier $A 1 30 && carrier %s 1 30 || exit 31
 """ % (A, RX_STARVE_RING, r.ifb), check=False)
     r.mode_setup("stack")
     s0 = r.ethtool_stats()
-    r.g("echo %d >%s/fail_rx_alloc\n" % (RX_STARVE_FAULTS, faults(A)),
-        check=False)
+    r.guest("echo %d >%s/fail_rx_alloc\n" % (RX_STARVE_FAULTS, faults(A)),
+            check=False)
     row = step(r, cfg, "stack")
     time.sleep(1)
-    _, left = r.g("cat %s/fail_rx_alloc\n" % faults(A), check=False)
+    _, left = r.guest("cat %s/fail_rx_alloc\n" % faults(A), check=False)
     s1 = r.ethtool_stats()
     failed = qstat(s1, "A", "rx_alloc_failed") - \
         qstat(s0, "A", "rx_alloc_failed")
@@ -271,8 +271,8 @@ carrier $A 1 30 && carrier %s 1 30 || exit 31
     t.check("rx alloc failure: after the faults, stack forwarding with no "
             "loss", router.lossless(row, COUNT), ev_row(row))
     r.mode_teardown("stack")
-    r.g("ethtool -X %s default; ethtool -G %s rx %d; carrier %s 1 30\n"
-        % (A, A, RINGS, A), check=False)
+    r.guest("ethtool -X %s default; ethtool -G %s rx %d; carrier %s 1 30\n"
+            % (A, A, RINGS, A), check=False)
 
 
 FLUSH_BURST, FLUSH_BURST_TRIES = 200, 3   # frames per burst, bursts at most
@@ -285,9 +285,9 @@ def xdp_flush_without_carrier(t, r):
     B = r.ifb
     r.mode_setup("xdp")
     s0 = r.ethtool_stats()
-    inj0 = r.g("cat %s/injected\n" % faults(B), check=False)[1].strip()
-    r.g("ethtool -X %s weight 1 0 0 0\necho 1 >%s/carrier_off_at_flush\n"
-        % (r.ifa, faults(B)), check=False)
+    inj0 = r.guest("cat %s/injected\n" % faults(B), check=False)[1].strip()
+    r.guest("ethtool -X %s weight 1 0 0 0\necho 1 >%s/carrier_off_at_flush\n"
+            % (r.ifa, faults(B)), check=False)
     # The fault fires only at a flush with frames queued earlier in the
     # same pass: devmap hands them over without XDP_XMIT_FLUSH once 16
     # are bulked.  Frames sent while the guest is stopped wait in QEMU's
@@ -298,8 +298,8 @@ def xdp_flush_without_carrier(t, r):
         time.sleep(0.2)
         r.qmp.cmd("cont")
         time.sleep(1)
-        left = r.g("cat %s/carrier_off_at_flush\n" % faults(B),
-                   check=False)[1].strip()
+        left = r.guest("cat %s/carrier_off_at_flush\n" % faults(B),
+                       check=False)[1].strip()
         if left == "0":
             break
     m1 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
@@ -307,7 +307,7 @@ def xdp_flush_without_carrier(t, r):
     time.sleep(5)
     m2 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
     s1 = r.ethtool_stats()
-    _, o = r.g("""
+    _, o = r.guest("""
 D=%s
 echo "@@LEFT $(cat $D/carrier_off_at_flush) @@INJ $(cat $D/injected)"
 dmesg | grep carrier_off_at_flush | tail -n 1
@@ -323,9 +323,9 @@ dmesg | grep carrier_off_at_flush | tail -n 1
             m2 == m1,
             "bursts %d; model B tx_frames after them %d, 5 s later %d; "
             "tx_db_rescued +%d\n%s" % (tries, m1, m2, rescued, o))
-    rc, o = r.g("ethtool -X %s default\n"
-                "ip link set %s down; ip link set %s up; carrier %s 1 30\n"
-                % (r.ifa, B, B, B), check=False)
+    rc, o = r.guest("ethtool -X %s default\n"
+                    "ip link set %s down; ip link set %s up; carrier %s 1 30\n"
+                    % (r.ifa, B, B, B), check=False)
     t.check("XDP flush without carrier: the port comes back with "
             "ip link down/up", rc == 0, o)
     r.mode_teardown("xdp")
@@ -342,7 +342,7 @@ def restart_racing_link_up(t, r):
     wait).  hold_link_up_ms holds the watchdog in that window while the
     MTU changes."""
     A = r.ifa
-    rc, o = r.g("""
+    rc, o = r.guest("""
 A=%s; D=%s
 s0=$(cat /sys/class/net/$A/speed)
 echo 1500 >$D/hold_link_up_ms
@@ -456,8 +456,8 @@ def tx_hang_resets(t, r, cfg):
     finally:
         r.qom_set("nicB", "dma-pause", False)
     s1 = r.ethtool_stats()
-    _, o = r.g("dmesg | grep -E 'hung: the device sent nothing|resetting "
-               "the port' | tail -n 4\n", check=False)
+    _, o = r.guest("dmesg | grep -E 'hung: the device sent nothing|resetting "
+                   "the port' | tail -n 4\n", check=False)
     hangs = s1["B"].get("tx_hang_count", 0) - s0["B"].get("tx_hang_count", 0)
     resets = s1["B"]["reset_count"] - s0["B"]["reset_count"]
     t.check("TX hang: the device stops sending on a quiet queue for %d s "
@@ -466,7 +466,7 @@ def tx_hang_resets(t, r, cfg):
             hangs >= 1 and resets >= 1 and "hung: the device sent nothing"
             in o, "tx_hang_count +%d, reset_count +%d\n%s"
             % (hangs, resets, o))
-    r.g("carrier %s 1 30\n" % r.ifb, check=False)
+    r.guest("carrier %s 1 30\n" % r.ifb, check=False)
     row = step(r, cfg, "stack")
     t.check("after the TX hang and its reset: stack forwarding with no "
             "loss", router.lossless(row, COUNT), ev_row(row))
@@ -476,13 +476,13 @@ def tx_hang_resets(t, r, cfg):
 def inject_aer(r):
     """Inject an uncorrectable error on nicB and wait
     for igc_batch's recovery; (recoveries, AER messages seen, evidence)."""
-    _, d0 = r.g("dmesg | grep -c 'recovered from a PCI error' || "
-                "true\n", check=False)
+    _, d0 = r.guest("dmesg | grep -c 'recovered from a PCI error' || "
+                    "true\n", check=False)
     try:
         hmp = r.hmp("pcie_aer_inject_error nicB POISON_TLP")
     except RuntimeError as e:
         hmp = "error: %s" % e
-    rc, o = r.g("""
+    rc, o = r.guest("""
 i=0; while [ $i -lt 100 ]; do
 	[ "$(dmesg | grep -c 'recovered from a PCI error' || true)" -gt %d ] && break
 	sleep 0.1; i=$((i + 1)); done
@@ -504,7 +504,7 @@ def aer_after_failed_reopen(t, r, cfg):
     """Defect: a port whose reopen failed stayed "up" without rings, and
     PCI error recovery then restarted it on freed rings."""
     B = r.ifb
-    rc, o = r.g("""
+    rc, o = r.guest("""
 B=%s D=%s
 echo 2 >$D/fail_ring_alloc
 ethtool -G $B rx 2048 2>&1; echo "@@G $?"
@@ -518,7 +518,7 @@ echo "@@LEFT $(cat $D/fail_ring_alloc)"
             "@@G 0" not in o and "@@UP 0" in o and "@@LEFT 0" in o and
             "port closed; bring it up again with ip link set" in o, o)
     rec, seen, ev = inject_aer(r)
-    rc, o2 = r.g("""
+    rc, o2 = r.guest("""
 B=%s
 ip link set $B up && carrier $B 1 30 || echo "@@NOCARRIER"
 echo "@@RING $(ethtool -g $B | sed -n '/Current/,$p' | awk '/^RX:/ {print $2}')"
@@ -565,12 +565,13 @@ def checks(t, short, a, qemu):
                 r.queues_now == QUEUES and "igc_batch" in lo, lo)
         A, B = r.ifa, r.ifb
         # router.py's guest mounts neither: the kprobe and dynamic debug
-        r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; "
-            "mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; true\n",
-            check=False)
+        r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; "
+                "mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; "
+                "true\n",
+                check=False)
 
         # 1. teardown: one grace period per igcb_down()
-        rc, o = r.g("""
+        rc, o = r.guest("""
 T=/sys/kernel/tracing; [ -d $T/events ] || T=/sys/kernel/debug/tracing
 echo 'p:dbbsn synchronize_net' >>$T/kprobe_events || exit 12
 echo stacktrace >$T/events/kprobes/dbbsn/trigger
@@ -599,7 +600,7 @@ carrier %s 1 30
         # back must reach the partner (dbb-igc strict: its 1000BASE-T
         # receiver is ready 300 ms after the link, tx_link_drops before)
         g0 = r.truth()["B"]
-        rc, o = r.g("""
+        rc, o = r.guest("""
 B=%s
 d0=$(dmesg | grep -c 'Link is Up 1000 Mbps' || true)
 ethtool -s $B speed 1000 duplex full autoneg off 2>&1; echo "@@FORCED $?"
@@ -653,7 +654,7 @@ echo "@@UP1000 $(($(dmesg | grep -c 'Link is Up 1000 Mbps' || true) - d0))"
         # 3. ethtool -d
         errs0 = sum(r.truth()["A"]["guest_errors"])
         rc, w = r.regs(A)
-        _, txt = r.g("ethtool -d %s | head -n 4\n" % A, check=False)
+        _, txt = r.guest("ethtool -d %s | head -n 4\n" % A, check=False)
         ok = rc == 0 and len(w) == REGS_N
         ev = "%d words (want %d); %s" % (len(w), REGS_N, txt.strip())
         if ok:
@@ -672,14 +673,14 @@ echo "@@UP1000 $(($(dmesg | grep -c 'Link is Up 1000 Mbps' || true) - d0))"
                 "+ 26, queue 3 enabled" % (REGS_N, RINGS), ok, ev)
         # dbb-igc (strict) logs a guest error when SWSM stays held 1 s: a
         # read of SWSM takes the firmware semaphore on the real part
-        r.g("sleep 1.5\n", check=False)
+        r.guest("sleep 1.5\n", check=False)
         errs = sum(r.truth()["A"]["guest_errors"]) - errs0
         t.check("ethtool -d leaves the firmware semaphore free (no read of "
                 "SWSM, which takes SMBI): no guest error on A in 1.5 s",
                 errs == 0, "%d guest error(s), see qemu.log" % errs)
 
         # 4. system sleep with the stack forwarding
-        rc, o = r.g("""
+        rc, o = r.guest("""
 A=%s B=%s
 ip link set $A mtu %d && ip link set $B mtu %d || exit 14
 ethtool -X $A weight 1 0 0 0 || exit 15
@@ -727,18 +728,20 @@ carrier $A 1 30 && carrier $B 1 30
                 ev_row(row))
         r.mode_teardown("stack")
         # back to the defaults for the rest
-        r.g("ethtool -X %s default; ethtool --set-priv-flags %s "
-            "tx_db_batched on\n" % (A, B), check=False)
+        r.guest("ethtool -X %s default; ethtool --set-priv-flags %s "
+                "tx_db_batched on\n" % (A, B), check=False)
 
         # 5. system sleep with XDP_REDIRECT attached
         r.mode_setup("xdp")
-        _, p0 = r.g("ip -d link show %s | grep -o 'prog/xdp id [0-9]*'\n" % A,
-                    check=False)
-        _, lv = r.g("cat /sys/power/pm_test\n", check=False)
+        _, p0 = r.guest(
+            "ip -d link show %s | grep -o 'prog/xdp id [0-9]*'\n" % A,
+            check=False)
+        _, lv = r.guest("cat /sys/power/pm_test\n", check=False)
         level = "platform" if "platform" in lv else "devices"
         ok, o = suspend(r, level)
-        _, p1 = r.g("ip -d link show %s | grep -o 'prog/xdp id [0-9]*'\n" % A,
-                    check=False)
+        _, p1 = r.guest(
+            "ip -d link show %s | grep -o 'prog/xdp id [0-9]*'\n" % A,
+            check=False)
         t.check("XDP_REDIRECT attached: pm_test=%s freeze cycle completes, "
                 "the same XDP program is attached after resume" % level,
                 ok and p0.strip() and p0.strip() == p1.strip(),
@@ -750,7 +753,7 @@ carrier $A 1 30 && carrier $B 1 30
         r.mode_teardown("xdp")
 
         # 6. ethtool -t
-        rc, o = r.g("""
+        rc, o = r.guest("""
 A=%s B=%s
 ethtool -t $A offline; echo "@@OFF $?"
 ethtool -t $A online; echo "@@ON $?"
@@ -769,9 +772,10 @@ carrier $A 1 30 && carrier $B 1 30 || echo "@@NOCARRIER"
                 router.lossless(row, COUNT), ev_row(row))
 
         # 7. PCI error recovery through AER
-        _, aer = r.g("echo $(ls /sys/bus/pci_express/drivers/aer 2>/dev/null"
-                     " | grep -c pcie); dmesg | grep -i aer | head -n 5\n",
-                     check=False)
+        _, aer = r.guest(
+            "echo $(ls /sys/bus/pci_express/drivers/aer 2>/dev/null"
+            " | grep -c pcie); dmesg | grep -i aer | head -n 5\n",
+            check=False)
         if aer.split("\n")[0].strip() in ("", "0"):
             t.check("PCI error recovery (AER injection on B)", True,
                     aer, skip="the guest's AER service does not bind the "
@@ -781,14 +785,15 @@ carrier $A 1 30 && carrier $B 1 30 || echo "@@NOCARRIER"
             # its Bridge Control SERR# Enable set (as the PCIe spec has
             # it); Linux leaves that bit to firmware, SeaBIOS leaves it
             # clear: set it, as a BIOS would.
-            r.g("cfg=/sys/bus/pci/devices/%s/config\n" % ROOT_PORT_BDF + """
+            r.guest(
+                "cfg=/sys/bus/pci/devices/%s/config\n" % ROOT_PORT_BDF + """
 v=$(od -An -tu1 -j62 -N1 $cfg)
 printf "\\\\$(printf %o $((v | 2)))" | dd of=$cfg bs=1 seek=62 count=1 conv=notrunc 2>/dev/null
 echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
 """, check=False)
             rec, seen, o = inject_aer(r)
-            _, c = r.g("carrier %s 1 30 || echo '@@NOCARRIER'\n" % B,
-                       check=False)
+            _, c = r.guest("carrier %s 1 30 || echo '@@NOCARRIER'\n" % B,
+                           check=False)
             o += c
             t.check("PCI error recovery: uncorrectable error injected on B "
                     "(QMP pcie_aer_inject_error POISON_TLP): "
@@ -815,8 +820,8 @@ echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
 
         # 8. hot-unplug of B under traffic
         r.mode_setup("stack")
-        _, bdf = r.g("basename $(readlink /sys/class/net/%s/device)\n" % B,
-                     check=False)
+        _, bdf = r.guest("basename $(readlink /sys/class/net/%s/device)\n" % B,
+                         check=False)
         bdf = bdf.strip()
         gp = r.gen_background(RATE, RATE * 6)
         time.sleep(2)
@@ -825,7 +830,7 @@ echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
             dd = "device_del sent"
         except RuntimeError as e:
             dd = "device_del failed: %s" % e
-        rc, o = r.g("""
+        rc, o = r.guest("""
 i=0; while [ -e /sys/bus/pci/devices/%s ] && [ $i -lt 300 ]; do
 	sleep 0.1; i=$((i + 1)); done
 [ -e /sys/bus/pci/devices/%s ] && echo "@@STILL"
@@ -834,7 +839,7 @@ dmesg | grep -iE 'pciehp|acpiphp|igc_batch|%s' | tail -n 6
 """ % (bdf, bdf, router.MAC_B, bdf), timeout=60, check=False)
         gp.wait(timeout=60)
         unplugged = "@@STILL" not in o and "@@IFSTILL" not in o
-        rc2, o2 = r.g("""
+        rc2, o2 = r.guest("""
 ip link set %s down
 rmmod igc_batch; echo "@@RMMOD $?"
 rmmod dbbatch; echo "@@RMMOD2 $?"
@@ -849,7 +854,7 @@ lsmod | grep -E '^(igc_batch|dbbatch) ' || true
                 and "@@RMMOD2 0" in o2 and "stalled" not in o2 and
                 "leak" not in o2, "%s (%s)\n%s\n%s" % (dd, bdf, o, o2))
         # reload for .shutdown at poweroff
-        r.g("modprobe igc_batch; waitif %s\n" % router.MAC_A, check=False)
+        r.guest("modprobe igc_batch; waitif %s\n" % router.MAC_A, check=False)
 
         # 9. health
         taint, bad = r.health()
@@ -860,8 +865,8 @@ lsmod | grep -E '^(igc_batch|dbbatch) ' || true
                 not any(errs.values()),
                 "tainted=%d guest_errors=%s %s" % (taint, errs,
                                                    "; ".join(bad[:8])))
-        r.g("echo 'module igc_batch +p' >/sys/kernel/debug/dynamic_debug/"
-            "control; dmesg -n 8\n", check=False)
+        r.guest("echo 'module igc_batch +p' >/sys/kernel/debug/dynamic_debug/"
+                "control; dmesg -n 8\n", check=False)
     except Exception as e:
         t.check("harness: %s: %s" % (type(e).__name__, e), False)
     finally:

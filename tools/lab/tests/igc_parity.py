@@ -312,8 +312,8 @@ def run_driver(t, r, drv, phases, tag=""):
                         "it (60 s); run on 6.12")
             continue
         if phase.startswith("-"):
-            rc, out = r.g("A=$(ifof %s)\n%s" % (A_MAC, script),
-                          check=False)
+            rc, out = r.guest("A=$(ifof %s)\n%s" % (A_MAC, script),
+                              check=False)
             t.check("%s%s: %s (not traced)" % (tag, drv, phase[1:]), rc == 0,
                     out)
             continue
@@ -321,8 +321,8 @@ def run_driver(t, r, drv, phases, tag=""):
         trace(r, True)
         if host:
             r.qom_set("nicA", host[0], True)
-        rc, out = r.g("D=%s\nA=$(ifof %s)\n%s" % (drv, A_MAC, script),
-                      timeout=120, check=False)
+        rc, out = r.guest("D=%s\nA=$(ifof %s)\n%s" % (drv, A_MAC, script),
+                          timeout=120, check=False)
         if host:
             r.qom_set("nicA", host[0], False)
         trace(r, False)

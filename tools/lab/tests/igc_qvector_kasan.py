@@ -42,7 +42,7 @@ def boot(t, short, a):
     r = router.Router(ra, [IGC], router.our_modules(ra, [IGC]))
     with router.booted(t, r, "igc on the debug kernel"):
         r.load(IGC)
-        rc, log = r.g(REPRO % {"a": r.ifa}, check=False, timeout=600)
+        rc, log = r.guest(REPRO % {"a": r.ifa}, check=False, timeout=600)
         kasan = re.search(r"BUG: KASAN: ([\w-]+) in ([\w.]+)", log)
         t.check("KASAN reports upstream igc's q_vector overflow "
                 "(igc_alloc_q_vector) at ethtool -L combined 4",

@@ -258,7 +258,7 @@ def setup_endpoints(r, ksft):
     directories; raises if A cannot reach B."""
     A, B = r.ifa, r.ifb
     conf = net_config(A)
-    rc, out = r.g("""
+    rc, out = r.guest("""
 A=%s B=%s K=%s
 for i in all default $A; do echo 0 >/proc/sys/net/ipv6/conf/$i/disable_ipv6; done
 # The DUT keeps its IPv6 address over a link down (stats.py check_down):
@@ -312,7 +312,7 @@ def setup_forwarding(r, ksft):
     either port (lib.sh puts each in a VRF of its own), and
     net/forwarding/forwarding.config naming them p1 (A) and p2 (B)."""
     A, B = r.ifa, r.ifb
-    rc, out = r.g("""
+    rc, out = r.guest("""
 A=%s B=%s K=%s
 ip netns del %s 2>/dev/null
 i=0; while ! ip link show $B >/dev/null 2>&1; do
@@ -463,7 +463,7 @@ def run_program(r, ksft, d, prog):
     """Run one program in the guest; (status, output, oops): a watcher
     stops waiting as soon as the kernel logs an oops (the program may be
     stuck for good in the kernel then, e.g. holding RTNL)."""
-    rc, out = r.g("""
+    rc, out = r.guest("""
 cd %s/%s || exit 98
 n0=$(dmesg | grep -cE '%s')
 timeout -k 10 %d %s ./%s >/tmp/ksft.out 2>&1 </dev/null &
@@ -519,8 +519,8 @@ def run_driver(t, a, short, qemu, ksrc, driver, expected):
         with labvm.lock("DBB_GUEST_LOCK", "/tmp/dbb-guest.lock", "a guest boot"):
             with router.booted(t, r, "%s boot %d" % (driver, n)):
                 labvm.log("%s: boot %.1f s" % (t.kver, r.boot_time))
-                r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null;"
-                    " true\n", check=False)
+                r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null;"
+                        " true\n", check=False)
                 lo = r.load(ra.configs[0])
                 t.check("%s binds both ports, links up [boot %d]"
                         % (driver, n), driver in lo,
@@ -547,7 +547,7 @@ def run_driver(t, a, short, qemu, ksrc, driver, expected):
                     cases.update(got)
                     report(t, driver, got, expected)
                 if not oops:
-                    r.g("ip netns del %s; sleep 1\n" % NETNS, check=False)
+                    r.guest("ip netns del %s; sleep 1\n" % NETNS, check=False)
                     ok, ev = r.clean(TAINT_OK)
                     t.check("%s: kernel log clean, taint O/E at most, no "
                             "guest programming error in the model [boot %d]"

@@ -269,10 +269,10 @@ def faults_boot(t, short, a, driver):
     prefix = "%s: " % driver
     with router.booted(t, r, prefix + "boot"):
         r.load(cfg)
-        r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; true\n",
-            check=False)
+        r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; true\n",
+                check=False)
         q, ring = r.queues_now, int(r.rings_now.get("RX", 1024))
-        rc, out = r.g(ARM % {"mod": driver, "times": TIMES}, check=False)
+        rc, out = r.guest(ARM % {"mod": driver, "times": TIMES}, check=False)
         if "@@NOFI" in out:
             for what in ("faults fired", "said what failed", "log clean",
                          POOL_CHECK, "forwarding after",
@@ -286,18 +286,19 @@ def faults_boot(t, short, a, driver):
             return ra.out
         r.mode_setup("stack")
         e0 = r.ethtool_stats()
-        r.g("dmesg -C\n", check=False)
+        r.guest("dmesg -C\n", check=False)
         fired_out = ""
         for script, secs in ((FIRE, FAULT_SECONDS),
                              (DATAPATH, DATAPATH_SECONDS)):
             if script is DATAPATH:
-                r.g("ip link set %s up; ip link set %s up\ncarrier %s 1 30; "
+                r.guest(
+                    "ip link set %s up; ip link set %s up\ncarrier %s 1 30; "
                     "carrier %s 1 30\n" % (r.ifa, r.ifb, r.ifa, r.ifb),
                     check=False)
                 r.mode_setup("stack")
             gen = r.gen_background(FAULT_RATE, FAULT_RATE * (secs + 5))
             try:
-                rc, out = r.g(script % {
+                rc, out = r.guest(script % {
                     "pct": PERCENT, "a": r.ifa, "b": r.ifb,
                     "secs": FAULT_SECONDS, "secs2": DATAPATH_SECONDS,
                     "ring": ring, "q": q, "times": TIMES},
@@ -306,7 +307,7 @@ def faults_boot(t, short, a, driver):
             finally:
                 gen.kill()
                 gen.wait()
-        _, dmesg = r.g("dmesg\n", check=False)
+        _, dmesg = r.guest("dmesg\n", check=False)
         fired = []
         for ph in "12":
             m = re.search(r"@@FIRED%s (\d+) (\d+)" % ph, fired_out)
@@ -323,8 +324,8 @@ def faults_boot(t, short, a, driver):
                 "innermost frame, of the reports dmesg kept): %s"
                 % (fired[0] + fired[1] + (fired_out, ", ".join(
                     "%s %d" % kv for kv in list(sites.items())[:10]))))
-        rc, rec = r.g(RECOVER % {"a": r.ifa, "b": r.ifb, "ring": ring,
-                                 "q": q}, check=False)
+        rc, rec = r.guest(RECOVER % {"a": r.ifa, "b": r.ifb, "ring": ring,
+                                     "q": q}, check=False)
         e1 = r.ethtool_stats()
         said = re.findall(r"^.*%s.*(?:fail|could not|cannot|closed|"
                           r"refus|no memory|-12).*$" % re.escape(driver),
@@ -350,14 +351,14 @@ def faults_boot(t, short, a, driver):
                 "%s\n%s" % (rec, octep.counts_text(row)))
         r.mode_teardown("stack")
         fn = "igcb_" if driver == "igc_batch" else "octf_"
-        _, leaks = r.g(LEAKS % {"fn": fn}, timeout=300, check=False)
+        _, leaks = r.guest(LEAKS % {"fn": fn}, timeout=300, check=False)
         ours = re.findall(r"^.*%s.*$" % fn, leaks, re.M)
         t.check(prefix + "kmemleak: no unreferenced object allocated from "
                 "the driver", "@@LEAKS" in leaks and not ours, leaks)
-        _, out = r.g("rmmod %s; echo \"@@RC $?\"\n" % driver, check=False)
-        _, leaks = r.g(LEAKS % {"fn": fn}, timeout=300, check=False)
+        _, out = r.guest("rmmod %s; echo \"@@RC $?\"\n" % driver, check=False)
+        _, leaks = r.guest(LEAKS % {"fn": fn}, timeout=300, check=False)
         ours = re.findall(r"^.*%s.*$" % fn, leaks, re.M)
-        _, dmesg = r.g("dmesg\n", check=False)
+        _, dmesg = r.guest("dmesg\n", check=False)
         bad = log_findings(dmesg)
         t.check(prefix + "rmmod: clean, no leak reported by kmemleak, no "
                 "report in the log", "@@RC 0" in out and not ours and
@@ -381,8 +382,8 @@ def pool_check(t, r, prefix):
     e0 = r.ethtool_stats()
     out = ""
     try:
-        _, armed = r.g(POOL_ARM % {"interval": POOL_INTERVAL,
-                                   "times": POOL_TIMES}, check=False)
+        _, armed = r.guest(POOL_ARM % {"interval": POOL_INTERVAL,
+                                       "times": POOL_TIMES}, check=False)
         if "@@ARMED" in armed:
             gen = r.gen_background(FAULT_RATE,
                                    FAULT_RATE * DATAPATH_SECONDS)
@@ -392,7 +393,7 @@ def pool_check(t, r, prefix):
                 gen.kill()
                 gen.wait()
     finally:
-        _, out = r.g(POOL_OFF % {"times": POOL_TIMES}, check=False)
+        _, out = r.guest(POOL_OFF % {"times": POOL_TIMES}, check=False)
     if "@@NOFF" in armed:
         t.check(name, True, skip="no fail_function for page_pool_alloc_pages "
                 "in this kernel (CONFIG_FAIL_FUNCTION)")

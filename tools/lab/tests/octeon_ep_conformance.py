@@ -53,7 +53,7 @@ REFILL = 256            # ... and its refill threshold (OCTEP_OQ_REFILL...)
 
 def probe_checks(t, r, short, load_out):
     tr = r.truth()
-    rc, out = r.g("""
+    rc, out = r.guest("""
 for d in %s %s; do
 	echo "@@DRV $d $(ethtool -i $d | sed -n 's/^driver: //p')"
 	echo "@@MAXMTU $d $(ip -d link show $d | sed -n 's/.* maxmtu \\([0-9]*\\).*/\\1/p')"
@@ -105,7 +105,7 @@ def forwarding_checks(t, r):
 
 def mtu_checks(t, r):
     tr0 = r.truth()
-    rc, out = r.g("""
+    rc, out = r.guest("""
 A=%s B=%s
 ip link set $A mtu 9000 || exit 1
 ip link set $B mtu 9000 || exit 1
@@ -127,17 +127,17 @@ cat /sys/class/net/$A/mtu /sys/class/net/$B/mtu
             "each): model == generator == sink",
             counts_agree(row) and m["A_rx_desc"] >= 3 * m["A_rx_frames"],
             counts_text(row) + "; buffers written %d" % m["A_rx_desc"])
-    rc, out = r.g("ip link set %s mtu 1500 && ip link set %s mtu 1500 && "
-                  "carrier %s 1 30 && carrier %s 1 30\n"
-                  % (r.ifa, r.ifb, r.ifa, r.ifb), check=False)
+    rc, out = r.guest("ip link set %s mtu 1500 && ip link set %s mtu 1500 && "
+                      "carrier %s 1 30 && carrier %s 1 30\n"
+                      % (r.ifa, r.ifb, r.ifa, r.ifb), check=False)
     t.check("MTU back to 1500", rc == 0, out)
 
 
 def flap_checks(t, r, short):
     r.set_link("nicA", False)
-    rc_down, _ = r.g("carrier %s 0 15\n" % r.ifa, check=False)
+    rc_down, _ = r.guest("carrier %s 0 15\n" % r.ifa, check=False)
     r.set_link("nicA", True)
-    rc_up, _ = r.g("carrier %s 1 30\n" % r.ifa, check=False)
+    rc_up, _ = r.guest("carrier %s 1 30\n" % r.ifa, check=False)
     if short.startswith("6.12"):
         t.check("link flap: the firmware's link notifications take the "
                 "carrier down and up (v2 mailbox)", rc_down == 0 and
@@ -199,7 +199,7 @@ def heartbeat_checks(t, r, short):
         return
     r.qom_set("nicA", "fw-heartbeat", False)
     # hb-miss=5 at 1 s: closed after about 5 s of silence
-    rc, out = r.g("""
+    rc, out = r.guest("""
 i=0; while [ $i -lt 300 ]; do
 	ip link show %s | grep -q '[<,]UP[,>]' || break
 	sleep 0.1; i=$((i + 1)); done
@@ -216,8 +216,8 @@ dmesg | grep -iE 'heartbeat' | tail -n 3
 
 def unload_checks(t, r, short):
     tr0 = r.truth()
-    rc, out = r.g("rmmod octeon_ep && echo @@GONE; ls /sys/class/net\n",
-                  check=False)
+    rc, out = r.guest("rmmod octeon_ep && echo @@GONE; ls /sys/class/net\n",
+                      check=False)
     tr1 = r.truth()
     removes = [fw(tr1, p, DEV_REMOVE) - fw(tr0, p, DEV_REMOVE) for p in "AB"]
     want = [1, 1] if short.startswith("6.12") else [0, 0]
@@ -264,8 +264,8 @@ def mixed_boot(t, short, a):
     r = router.Router(ra, [MIXED], router.our_modules(ra, [MIXED]))
     with router.booted(t, r, "igc + octep boot"):
         r.load(MIXED)
-        out = r.g("ethtool -i %s | head -n 1; ethtool -i %s | head -n 1\n"
-                  % (r.ifa, r.ifb), check=False)[1]
+        out = r.guest("ethtool -i %s | head -n 1; ethtool -i %s | head -n 1\n"
+                      % (r.ifa, r.ifb), check=False)[1]
         r.mode_setup("stack")
         row = r.step(MIXED, "stack", 2000, 4000)
         t.check("igc port to octep port (upstream igc and octeon_ep, "

@@ -119,9 +119,9 @@ def stat_delta(s0, s1, port, suffix, kind="tx|rx"):
 def set_wmark(r, dev, wmark):
     """The driver's watermark through debugfs (the port restarts its
     rings), then the carrier."""
-    return r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null\n"
-               "echo %#x >%s/oq_wmark && carrier %s 1 30\n"
-               % (wmark, dbg(dev), dev), check=False)
+    return r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null\n"
+                   "echo %#x >%s/oq_wmark && carrier %s 1 30\n"
+                   % (wmark, dbg(dev), dev), check=False)
 
 
 def busy_ring(tr0, tr1, port="A"):
@@ -137,7 +137,7 @@ def busy_ring(tr0, tr1, port="A"):
 
 def bad_params(t, r):
     for val in ("0x123", "0x8000", "x"):
-        rc, out = r.g("""
+        rc, out = r.guest("""
 dmesg -C
 modprobe octep_fix oq_wmark=%s; echo "@@RC $?"
 [ -d /sys/module/octep_fix ] && echo @@LOADED
@@ -154,7 +154,7 @@ dmesg | grep -i oq_wmark
 
 def probe_checks(t, r, load_out):
     tr = r.truth()
-    rc, out = r.g("""
+    rc, out = r.guest("""
 for d in %s %s; do echo "@@DRV $d $(ethtool -i $d | sed -n 's/^driver: //p')"; done
 """ % (r.ifa, r.ifb), check=False)
     drv = re.findall(r"@@DRV \S+ (\S*)", out)
@@ -251,8 +251,8 @@ def held_step(r, hold_ms, rate, count, at=0.3, holds=1, gap=0.4):
                        % (at if i == 0 else gap, hold_ms, dbg(r.ifa))
                        for i in range(holds)])
     seen = [r.truth()]
-    r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null\n"
-        "rm -f /tmp/hold.out; (%s) >/tmp/hold.out 2>&1 &\n" % sched)
+    r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null\n"
+            "rm -f /tmp/hold.out; (%s) >/tmp/hold.out 2>&1 &\n" % sched)
     tm = threading.Timer(at + hold_ms / 2000.0,
                          lambda: seen.append(r.truth()))
     tm.start()
@@ -260,7 +260,7 @@ def held_step(r, hold_ms, rate, count, at=0.3, holds=1, gap=0.4):
         row = r.step(ON, "stack", rate, count, flows=1)
     finally:
         tm.join()
-    _, out = r.g("wait; sleep 0.2; cat /tmp/hold.out\n", check=False)
+    _, out = r.guest("wait; sleep 0.2; cat /tmp/hold.out\n", check=False)
     return row, seen if len(seen) == 2 else None, out
 
 
@@ -360,7 +360,7 @@ def starve_checks(t, r):
     """The credit ceiling lowered under the watermark: the block uses
     what it holds, then fetches no more; restored, credit flows again."""
     D = dbg(r.ifa)
-    r.g("echo %d >%s/oq_ceiling\n" % (STARVE_CEILING, D))
+    r.guest("echo %d >%s/oq_ceiling\n" % (STARVE_CEILING, D))
     tr0 = r.truth()
     r0 = r.step(ON, "stack", LOW_RATE, 2 * RING + 500, flows=1)
     r1 = r.step(ON, "stack", LOW_RATE, 1000, flows=1)
@@ -374,7 +374,7 @@ def starve_checks(t, r):
             "delivered %d then %d; refused %d of %d; credit now %s"
             % (r0["forwarded"], r1["forwarded"], r1["model"]["A_rx_dropped"],
                offered(r1), tr["A"]["credit_now"]))
-    r.g("echo 0 >%s/oq_ceiling; sleep 0.25\n" % D)
+    r.guest("echo 0 >%s/oq_ceiling; sleep 0.25\n" % D)
     tr = r.truth()
     t.check("starved ring restored (ceiling 0): within 0.25 s its credit is "
             "at the watermark again (the block can fetch)",
@@ -422,9 +422,9 @@ def mismatch_high(t, r):
     e0 = r.ethtool_stats()
     f = full_ring(t, r, "driver 0x400 on 0x100 firmware", 0x100, 0x400)
     time.sleep(1)
-    _, msg = r.g("carrier %s 1 30; dmesg | grep -c 'above the firmware' ; "
-                 "dmesg | grep 'above the firmware' | tail -n 1\n" % r.ifa,
-                 check=False)
+    _, msg = r.guest("carrier %s 1 30; dmesg | grep -c 'above the firmware' ; "
+                     "dmesg | grep 'above the firmware' | tail -n 1\n" % r.ifa,
+                     check=False)
     e1 = r.ethtool_stats()
     tr1 = r.truth()
     laps = sum(tr1["A"]["laps"]) - sum(tr0["A"]["laps"])
@@ -454,7 +454,7 @@ def mismatch_high(t, r):
 
 def ring_size_checks(t, r):
     for val in (1000, 32):
-        rc, out = r.g("""
+        rc, out = r.guest("""
 ethtool -G %s rx %d 2>&1; echo "@@RC $?"
 ethtool -g %s | sed -n '/Current/,$p' | grep -E '^RX:'
 dmesg | grep 'rx ring' | tail -n 1
@@ -464,8 +464,8 @@ dmesg | grep 'rx ring' | tail -n 1
                 % (val, RING), "@@RC 0" not in out and
                 re.search(r"RX:\s*%d" % RING, out) and
                 "multiple of 16" in out, out)
-    rc, out = r.g("ethtool -G %s rx 512 && carrier %s 1 30\n"
-                  % (r.ifa, r.ifa), check=False)
+    rc, out = r.guest("ethtool -G %s rx 512 && carrier %s 1 30\n"
+                      % (r.ifa, r.ifa), check=False)
     tr = r.truth()
     t.check("ethtool -G rx 512: the rings restart with a grant of 512 + "
             "0x100 - 16", rc == 0 and granted(tr, "A", r.queues_now,
@@ -474,7 +474,7 @@ dmesg | grep 'rx ring' | tail -n 1
     row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
     t.check("ring 512: forwarding lossless", counts_agree(row),
             counts_text(row))
-    r.g("ethtool -G %s rx %d && carrier %s 1 30\n" % (r.ifa, RING, r.ifa))
+    r.guest("ethtool -G %s rx %d && carrier %s 1 30\n" % (r.ifa, RING, r.ifa))
 
 
 def link_settings_checks(t, r):
@@ -482,7 +482,7 @@ def link_settings_checks(t, r):
     mode on dbb-octep: bit 0, 10GBASE-T; no auto-negotiation); what the
     firmware cannot do is refused with a message and changes nothing."""
     A = r.ifa
-    rc, out = r.g("ethtool %s\n" % A, check=False)
+    rc, out = r.guest("ethtool %s\n" % A, check=False)
     t.check("ethtool shows the firmware's link modes (10000baseT/Full "
             "supported and advertised, auto-negotiation off, 10000 Mb/s)",
             rc == 0 and re.search(r"Supported link modes:\s+10000baseT/Full",
@@ -496,7 +496,7 @@ def link_settings_checks(t, r):
                        "at 25000 Mb/s"),
                       ("autoneg on", "no auto-negotiation"),
                       ("duplex half", "only full duplex")):
-        rc, out = r.g("""
+        rc, out = r.guest("""
 ethtool -s %s %s 2>&1; echo "@@RC $?"
 ethtool %s | grep -A1 'Advertised link modes'
 dmesg | tail -n 3
@@ -505,8 +505,8 @@ dmesg | tail -n 3
                 "modes stay" % args, "@@RC 0" not in out and why in out and
                 re.search(r"Advertised link modes:\s+10000baseT/Full", out),
                 out)
-    rc, out = r.g("ethtool -s %s speed 10000 duplex full autoneg off && "
-                  "carrier %s 1 10\n" % (A, A), check=False)
+    rc, out = r.guest("ethtool -s %s speed 10000 duplex full autoneg off && "
+                      "carrier %s 1 10\n" % (A, A), check=False)
     t.check("ethtool -s speed 10000 duplex full autoneg off (what the port "
             "does) is accepted, the link stays up", rc == 0, out)
 
@@ -517,20 +517,20 @@ TOTALS = ("rx_packets", "rx_bytes", "rx_dropped", "tx_packets", "tx_bytes",
 
 def totals(r, dev):
     """The port's netdev totals (what ip -s link shows)."""
-    out = r.g("cd /sys/class/net/%s/statistics && cat %s\n"
-              % (dev, " ".join(TOTALS)))[1]
+    out = r.guest("cd /sys/class/net/%s/statistics && cat %s\n"
+                  % (dev, " ".join(TOTALS)))[1]
     return dict(zip(TOTALS, (int(x) for x in out.split())))
 
 
 def channel_checks(t, r):
     # the ring pair -L takes away must have counted something, or the
     # check below cannot fail
-    ring1 = re.search(r"rx1_packets: (\d+)", r.g("ethtool -S %s\n"
-                                                 % r.ifa)[1])
+    ring1 = re.search(r"rx1_packets: (\d+)", r.guest("ethtool -S %s\n"
+                                                     % r.ifa)[1])
     before = totals(r, r.ifa)
-    rc, out = r.g("ethtool -L %s combined 1 && carrier %s 1 30 && "
-                  "ethtool -l %s | sed -n '/Current/,$p' | grep Combined\n"
-                  % ((r.ifa,) * 3), check=False)
+    rc, out = r.guest("ethtool -L %s combined 1 && carrier %s 1 30 && "
+                      "ethtool -l %s | sed -n '/Current/,$p' | grep Combined\n"
+                      % ((r.ifa,) * 3), check=False)
     after = totals(r, r.ifa)
     back = [k for k in TOTALS if after[k] < before[k]]
     t.check("ethtool -L combined 1 keeps the port's totals: no counter of "
@@ -551,8 +551,8 @@ def channel_checks(t, r):
             counts_agree(row), "outstanding_max %s; frames per ring %s; "
             "%s\n%s" % (tr["A"]["outstanding_max"], per_ring,
                         counts_text(row), out))
-    rc, out = r.g("ethtool -L %s combined %d && carrier %s 1 30\n"
-                  % (r.ifa, r.queues_now, r.ifa), check=False)
+    rc, out = r.guest("ethtool -L %s combined %d && carrier %s 1 30\n"
+                      % (r.ifa, r.queues_now, r.ifa), check=False)
     t.check("ethtool -L back to %d combined" % r.queues_now, rc == 0, out)
 
 
@@ -566,7 +566,7 @@ def xdp_action_checks(t, r):
     for act in XDP_ACTIONS:
         # The previous xdp-bench is gone (process and program) before the
         # next starts: libxdp refuses while its lock file is still held.
-        rc, out = r.g("""
+        rc, out = r.guest("""
 ip -d link show %s | grep -q 'prog/xdp' && { echo "XDP still attached"; exit 7; }
 setsid xdp-bench %s -m native %s >/tmp/xdp-act.log 2>&1 </dev/null &
 echo $! >/tmp/xdp-act.pid
@@ -582,10 +582,11 @@ kill -0 $(cat /tmp/xdp-act.pid) && ip -d link show %s | grep -q 'prog/xdp' ||
         time.sleep(1.5)
         tr1 = r.truth()
         e1 = r.ethtool_stats()
-        r.g("p=$(cat /tmp/xdp-act.pid); kill -INT $p; i=0; while "
-            "[ $i -lt 100 ] && { kill -0 $p 2>/dev/null || ip -d link show "
-            "%s | grep -q prog/xdp; }; do sleep 0.1; i=$((i + 1)); done\n"
-            % r.ifa, check=False)
+        r.guest("p=$(cat /tmp/xdp-act.pid); kill -INT $p; i=0; while "
+                "[ $i -lt 100 ] && { kill -0 $p 2>/dev/null || "
+                "ip -d link show %s | grep -q prog/xdp; }; do sleep 0.1; "
+                "i=$((i + 1)); done\n"
+                % r.ifa, check=False)
         d = {(p, k): sum(tr1[p][k]) - sum(tr0[p][k])
              for p in "AB" for k in ("rx_frames", "tx_frames")}
         rx = d["A", "rx_frames"]
@@ -605,7 +606,7 @@ kill -0 $(cat /tmp/xdp-act.pid) && ip -d link show %s | grep -q 'prog/xdp' ||
 
 
 def suspend_checks(t, r):
-    rc, out = r.g("""
+    rc, out = r.guest("""
 echo devices >/sys/power/pm_test || exit 11
 n0=$(dmesg | grep -c 'PM: suspend exit' || true)
 echo freeze >/sys/power/state; rc=$?
@@ -631,10 +632,11 @@ dmesg | grep -E 'PM: |octep_fix' | tail -n 6
 def heartbeat_checks(t, r):
     e0 = r.ethtool_stats()
     r.qom_set("nicA", "fw-heartbeat", False)
-    rc_down, out = r.g("carrier %s 0 20; echo \"@@DOWN $?\"; dmesg | grep -i "
-                       "heartbeat | tail -n 2\n" % r.ifa, check=False)
+    rc_down, out = r.guest(
+        "carrier %s 0 20; echo \"@@DOWN $?\"; dmesg | grep -i "
+        "heartbeat | tail -n 2\n" % r.ifa, check=False)
     r.qom_set("nicA", "fw-heartbeat", True)
-    rc_up, out2 = r.g("carrier %s 1 30\n" % r.ifa, check=False)
+    rc_up, out2 = r.guest("carrier %s 1 30\n" % r.ifa, check=False)
     e1 = r.ethtool_stats()
     lost = e1["A"].get("fw_heartbeat_lost", 0) - e0["A"].get(
         "fw_heartbeat_lost", 0)
@@ -657,15 +659,15 @@ def firmware_checks(t, r):
             ("fw-silent", True, False, "does not answer")):
         e0 = r.ethtool_stats()
         r.qom_set("nicA", prop, bad)
-        rc, out = r.g("""
+        rc, out = r.guest("""
 ip link set %s down; ip link set %s up; echo "@@UP $?"; sleep 3
 echo "@@CARRIER $(cat /sys/class/net/%s/carrier)"
 """ % ((r.ifa,) * 3), check=False)
         e1 = r.ethtool_stats()
         r.qom_set("nicA", prop, good)
-        rc2, out2 = r.g("carrier %s 1 30 && echo @@BACK; dmesg | grep -iE "
-                        "'firmware|mailbox' | tail -n 3\n" % r.ifa,
-                        check=False)
+        rc2, out2 = r.guest("carrier %s 1 30 && echo @@BACK; dmesg | grep -iE "
+                            "'firmware|mailbox' | tail -n 3\n" % r.ifa,
+                            check=False)
         timeouts = e1["A"].get("fw_mbox_timeouts", 0) - e0["A"].get(
             "fw_mbox_timeouts", 0)
         row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
@@ -690,8 +692,9 @@ def bound_checks(t, r):
             all(0 < x <= grant(0x100) for p in "AB"
                 for x in omax[p][:r.queues_now]),
             "outstanding_max %s" % omax)
-    _, out = r.g("cat /sys/class/net/%s/queues/tx-*/byte_queue_limits/limit"
-                 "\n" % r.ifb, check=False)
+    _, out = r.guest(
+        "cat /sys/class/net/%s/queues/tx-*/byte_queue_limits/limit"
+        "\n" % r.ifb, check=False)
     limits = [int(x) for x in out.split() if x.isdigit()]
     t.check("BQL: B's TX queues have byte queue limits that grew from "
             "completions", any(x > 0 for x in limits),
@@ -701,9 +704,9 @@ def bound_checks(t, r):
 def flap_checks(t, r):
     """The link follows the firmware's notifications (QMP set_link)."""
     r.set_link("nicA", False)
-    rc_down, _ = r.g("carrier %s 0 15\n" % r.ifa, check=False)
+    rc_down, _ = r.guest("carrier %s 0 15\n" % r.ifa, check=False)
     r.set_link("nicA", True)
-    rc_up, _ = r.g("carrier %s 1 30\n" % r.ifa, check=False)
+    rc_up, _ = r.guest("carrier %s 1 30\n" % r.ifa, check=False)
     row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
     t.check("link flap: the firmware's notifications take the carrier down "
             "and up; forwarding lossless after it",
@@ -729,19 +732,19 @@ renamed() { n=$(ifof $1) || return 1; [ "$n" = "$2" ] || ip link set "$n" name "
 
 
 def port_bdf(r, ifname):
-    _, out = r.g('basename "$(readlink -f /sys/class/net/%s/device)"\n'
-                 % ifname)
+    _, out = r.guest('basename "$(readlink -f /sys/class/net/%s/device)"\n'
+                     % ifname)
     return out.split()[-1]
 
 
 def back_up(r, bdf):
     """Port A bound by octep_fix again, under its old name, carrier up."""
-    return r.g(DRV + """
+    return r.guest(DRV + """
 [ "$(drv %s)" = octep_fix ] || echo %s >/sys/bus/pci/drivers/octep_fix/bind
 waitif %s && renamed %s %s && ip link set %s up && carrier %s 1 30 || exit 4
 echo "@@UP $(drv %s)"
 """ % (bdf, bdf, router.MAC_A, router.MAC_A, r.ifa, r.ifa, r.ifa, bdf),
-               check=False)
+                   check=False)
 
 
 def v1_firmware_checks(t, r):
@@ -749,9 +752,9 @@ def v1_firmware_checks(t, r):
     version, the model's fw-v1): octep_fix refuses the port at probe and
     says what to do; with the v2 image back, a bind brings it up."""
     bdf = port_bdf(r, r.ifa)
-    r.g("echo %s >/sys/bus/pci/drivers/octep_fix/unbind\n" % bdf)
+    r.guest("echo %s >/sys/bus/pci/drivers/octep_fix/unbind\n" % bdf)
     r.qom_set("nicA", "fw-v1", True)
-    _, out = r.g(DRV + """
+    _, out = r.guest(DRV + """
 dmesg -C
 echo %s >/sys/bus/pci/drivers/octep_fix/bind; echo "@@BIND $?"
 echo "@@DRV $(drv %s)"
@@ -773,7 +776,7 @@ def switch_checks(t, r):
     port A to octeon_ep and back while port B stays on octep_fix, then
     forwarding as before."""
     bdf = port_bdf(r, r.ifa)
-    rc, out = r.g(DRV + """
+    rc, out = r.guest(DRV + """
 a=%s b=$(basename "$(readlink -f /sys/class/net/%s/device)")
 modprobe octeon_ep || exit 3
 echo "@@BEFORE $(drv $a) $(drv $b)"
@@ -805,8 +808,8 @@ def rmmod_under_traffic(t, r):
     gen = r.gen_background(20000, 200000)
     time.sleep(1)
     tr0 = r.truth()
-    rc, out = r.g("rmmod octep_fix && echo @@GONE; ls /sys/class/net\n",
-                  check=False)
+    rc, out = r.guest("rmmod octep_fix && echo @@GONE; ls /sys/class/net\n",
+                      check=False)
     tr1 = r.truth()
     gen.kill()
     gen.wait()
@@ -905,9 +908,9 @@ def mixed_boot(t, short, a, octep_in):
         r.mode_teardown("xdp")
         no_laps(t, r, name, ports="A" if octep_in else "B")
         clean(t, r, name)
-        r.g("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; "
-            "echo 'module octep_fix +p' >/sys/kernel/debug/dynamic_debug/"
-            "control; dmesg -n 8\n", check=False)
+        r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; "
+                "echo 'module octep_fix +p' >/sys/kernel/debug/dynamic_debug/"
+                "control; dmesg -n 8\n", check=False)
     # poweroff ran .shutdown on the octep_fix port (a dynamic-debug line)
     try:
         with open(r.console, errors="replace") as f:

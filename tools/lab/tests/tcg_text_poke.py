@@ -56,8 +56,8 @@ def checks(t, short, a):
         start = time.time()
         gen = r.gen_background(20000, 20000 * (a.seconds + 30))
         try:
-            rc, o = r.g(TOGGLE % a.seconds, timeout=a.seconds * 4 + 60,
-                        check=False)
+            rc, o = r.guest(TOGGLE % a.seconds, timeout=a.seconds * 4 + 60,
+                            check=False)
         except Exception as e:      # the guest died under us
             rc, o = -1, "%s: %s" % (type(e).__name__, e)
         finally:

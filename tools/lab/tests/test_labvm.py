@@ -79,7 +79,7 @@ class FakeRouter:
             raise RuntimeError("QEMU exited at once")
         self.gsh = True
 
-    def g(self, script):
+    def guest(self, script):
         if not self.gsh:
             raise AttributeError("no guest shell")
 
@@ -97,7 +97,7 @@ def run_booted(boots, body_fails):
     try:
         with contextlib.redirect_stdout(out):
             with router.booted(t, r, "fake"):
-                r.g("true")
+                r.guest("true")
                 t.check("body", True)
                 if body_fails:
                     raise RuntimeError("the block failed")

@@ -55,16 +55,16 @@ def changes_under_traffic(r, i):
     queues, ring = (2, 1024) if i % 2 else (4, 2048)
     gen = r.gen_background(CYCLE_RATE, CYCLE_RATE * 10)
     try:
-        rc, out = r.g("""
+        rc, out = r.guest("""
 A=%s B=%s
 ethtool -L $A combined %d || exit 50
 ethtool -G $B rx %d tx %d || exit 51
 carrier $A 1 30 && carrier $B 1 30 || exit 52
 """ % (r.ifa, r.ifb, queues, ring, ring), check=False)
         r.set_link("nicB", False)
-        rc2, o2 = r.g("carrier %s 0 10 || exit 53\n" % r.ifb, check=False)
+        rc2, o2 = r.guest("carrier %s 0 10 || exit 53\n" % r.ifb, check=False)
         r.set_link("nicB", True)
-        rc3, o3 = r.g("""
+        rc3, o3 = r.guest("""
 carrier %s 1 30 || exit 54
 rmmod igc_batch 2>&1 || exit 55
 """ % r.ifb, timeout=120, check=False)

@@ -136,8 +136,8 @@ def counters_match(row, e0, e1):
 
 def core_stats(r):
     """/sys/kernel/debug/dbbatch/stats, total row: {column: value}."""
-    rc, out = r.g(TRACE + "cat /sys/kernel/debug/dbbatch/stats\n",
-                  check=False)
+    rc, out = r.guest(TRACE + "cat /sys/kernel/debug/dbbatch/stats\n",
+                      check=False)
     lines = [x.split() for x in out.splitlines() if x.strip()]
     head = next((x for x in lines if x and x[0] == "cpu"), None)
     tot = next((x for x in lines if x and x[0] == "total"), None)
@@ -147,7 +147,7 @@ def core_stats(r):
 
 
 def napi_trace_start(r, dev):
-    r.g(TRACE + """
+    r.guest(TRACE + """
 echo 0 >$T/tracing_on
 echo >$T/trace
 echo 16384 >$T/buffer_size_kb
@@ -159,7 +159,7 @@ echo 1 >$T/tracing_on
 
 def napi_trace_stop(r):
     """Receive NAPI polls that did work, per CPU, and overruns."""
-    rc, out = r.g(TRACE + """
+    rc, out = r.guest(TRACE + """
 echo 0 >$T/tracing_on
 echo 0 >$T/events/napi/napi_poll/enable
 for c in $T/per_cpu/cpu*; do
@@ -199,7 +199,7 @@ def bad_module_params(t, r):
     for params, word in (("tx_db_batched=7", "'7'"),
                          ("db_skip_empty=yes", "'yes'"),
                          ("db_skip_empty=-1", "'-1'")):
-        rc, out = r.g("""
+        rc, out = r.guest("""
 for m in igc igc_batch; do [ -d /sys/module/$m ] && rmmod $m; done
 n=$(dmesg | wc -l)
 modprobe igc_batch %s 2>&1; echo "@@RC $?"
@@ -218,7 +218,7 @@ dmesg | tail -n +$((n + 1))
 def switch_ports(t, r):
     """tools/lab/igc-switch.sh with both drivers loaded: port A moves to
     igc_batch and back while port B stays on igc."""
-    rc, out = r.g("""
+    rc, out = r.guest("""
 for m in igc_batch igc; do [ -d /sys/module/$m ] && rmmod $m; done
 modprobe igc && waitif %s && waitif %s || exit 3
 modprobe igc_batch || exit 3
@@ -346,8 +346,8 @@ def policy_saturated(t, r, cfg, report):
     # A 64-descriptor TX ring on B fills at once: ndo_xdp_xmit then gets
     # XDP_XMIT_FLUSH after placing no frame, where upstream igc writes a
     # tail that publishes nothing.
-    r.g("ethtool -G %s tx %d && carrier %s 1 30\n"
-        % (r.ifb, XDP_FULL_RING, r.ifb))
+    r.guest("ethtool -G %s tx %d && carrier %s 1 30\n"
+            % (r.ifb, XDP_FULL_RING, r.ifb))
     r.mode_setup("xdp")
     count = SAT_XDP * SAT_SECONDS
     napi_trace_start(r, r.ifa)
@@ -386,8 +386,8 @@ def policy_saturated(t, r, cfg, report):
                 "tail writes that published nothing" % (name, XDP_FULL_RING),
                 noop_writes(row) == 0, ev(row))
     r.mode_teardown("xdp")
-    r.g("ethtool -G %s tx %s && carrier %s 1 30\n"
-        % (r.ifb, r.rings_now.get("TX", 4096), r.ifb))
+    r.guest("ethtool -G %s tx %s && carrier %s 1 30\n"
+            % (r.ifb, r.rings_now.get("TX", 4096), r.ifb))
 
 
 def latency(t, r, cfg, threaded):
@@ -404,9 +404,9 @@ def latency(t, r, cfg, threaded):
         rows = {"off": [], "on": []}
         per_pass = []
         for flag in ("off", "on") * LAT_PAIRS:
-            r.g("ethtool --set-priv-flags %s tx_db_batched %s && ethtool "
-                "--set-priv-flags %s tx_db_batched %s\n"
-                % (r.ifa, flag, r.ifb, flag))
+            r.guest("ethtool --set-priv-flags %s tx_db_batched %s && ethtool "
+                    "--set-priv-flags %s tx_db_batched %s\n"
+                    % (r.ifa, flag, r.ifb, flag))
             if flag == "on":
                 napi_trace_start(r, r.ifa)
             row = r.step(cfg, "stack", LAT_RATE, LAT_COUNT)
@@ -462,8 +462,8 @@ def latency(t, r, cfg, threaded):
 
 
 def ring_info(r, dev):
-    rc, out = r.g("ethtool -g %s | sed -n '/Current/,$p'; ethtool -l %s | "
-                  "sed -n '/Current/,$p'\n" % (dev, dev))
+    rc, out = r.guest("ethtool -g %s | sed -n '/Current/,$p'; ethtool -l %s | "
+                      "sed -n '/Current/,$p'\n" % (dev, dev))
     g = dict(re.findall(r"^(RX|TX|Combined):\s*(\d+)", out, re.M))
     return g
 
@@ -482,8 +482,8 @@ def bad_ethtool(t, r):
              "an unknown private flag"),
             ("ethtool -N %s rx-flow-hash tcp4 sd" % A,
              "TCP always hashes its ports")):
-        rc, out = r.g("n=$(dmesg | wc -l); %s 2>&1; echo \"@@RC $?\"; "
-                      "dmesg | tail -n +$((n + 1))\n" % cmd, check=False)
+        rc, out = r.guest("n=$(dmesg | wc -l); %s 2>&1; echo \"@@RC $?\"; "
+                          "dmesg | tail -n +$((n + 1))\n" % cmd, check=False)
         m = re.search(r"@@RC (\d+)", out)
         msg = [x for x in out.splitlines() if x.strip() and "@@" not in x]
         # ethtool -N exits 0 when the driver refuses: its "Cannot change"
@@ -491,7 +491,7 @@ def bad_ethtool(t, r):
         refused = (m and m.group(1) != "0") or "Cannot change" in out
         t.check("'%s' (%s) is refused with a message" % (cmd, why),
                 refused and msg, out.strip())
-    rc, out = r.g("""
+    rc, out = r.guest("""
 l4() { ethtool -n %s rx-flow-hash udp4 | grep -c 'L4 bytes'; }
 echo "@@DEFAULT $(l4)"
 ethtool -N %s rx-flow-hash udp4 sdfn && echo "@@SDFN $(l4)"
@@ -520,13 +520,13 @@ def changes_under_traffic(t, r, cfg):
     outs, okall = [], True
     time.sleep(1)
     for s in steps:
-        rc, out = r.g("%s 2>&1; echo \"@@RC $?\"\n" % s, check=False)
+        rc, out = r.guest("%s 2>&1; echo \"@@RC $?\"\n" % s, check=False)
         okall &= "@@RC 0" in out
         outs.append("%s -> %s" % (s, out.strip().replace("\n", " | ")))
         time.sleep(1)
     gen.wait(timeout=60)
     # ring changes restart the ports: wait for both links
-    r.g("carrier %s 1 30 && carrier %s 1 30\n" % (A, B), check=False)
+    r.guest("carrier %s 1 30 && carrier %s 1 30\n" % (A, B), check=False)
     t.check("ethtool -G and -L on both ports while forwarding 4,000 pps: "
             "every change accepted", okall and gen.returncode in (0, 1),
             "\n".join(outs))
@@ -550,7 +550,7 @@ def changes_while_tx_stops(t, r, cfg):
     freed."""
     B = r.ifb
     r.mode_setup("stack")
-    r.g("ethtool -G %s tx 64\n" % B)
+    r.guest("ethtool -G %s tx 64\n" % B)
 
     def restarts():
         return sum(v for k, v in r.ethtool_stats()["B"].items()
@@ -564,12 +564,12 @@ def changes_while_tx_stops(t, r, cfg):
              "ethtool -L %s combined 2", "ethtool -G %s tx 64"] * 3
     outs, okall = [], True
     for s in steps:
-        rc, out = r.g("%s 2>&1; echo \"@@RC $?\"\n" % (s % B),
-                      check=False, timeout=120)
+        rc, out = r.guest("%s 2>&1; echo \"@@RC $?\"\n" % (s % B),
+                          check=False, timeout=120)
         okall &= "@@RC 0" in out
         outs.append("%s -> %s" % (s % B, out.strip().replace("\n", " | ")))
     gen.wait(timeout=120)
-    r.g("ethtool -G %s tx 4096; carrier %s 1 30\n" % (B, B), check=False)
+    r.guest("ethtool -G %s tx 4096; carrier %s 1 30\n" % (B, B), check=False)
     t.check("port B's 64-descriptor TX queues stop and wake under a "
             "saturating load (%d wakes in 3 s)" % woke, woke > 0)
     t.check("12 ethtool -G/-L changes on port B while its TX queues stop "
@@ -590,9 +590,9 @@ def rmmod_under_traffic(t, r, cfg):
     r.mode_setup("stack")
     gen = r.gen_background(60000, 60000 * 5)
     time.sleep(2)
-    rc, out = r.g("n=$(dmesg | wc -l); time rmmod igc_batch 2>&1; echo "
-                  "\"@@RC $?\"; sleep 2; dmesg | tail -n +$((n + 1))\n",
-                  timeout=120, check=False)
+    rc, out = r.guest("n=$(dmesg | wc -l); time rmmod igc_batch 2>&1; echo "
+                      "\"@@RC $?\"; sleep 2; dmesg | tail -n +$((n + 1))\n",
+                      timeout=120, check=False)
     gen.wait(timeout=60)
     free1 = r.free_pages()
     bad = [x for x in out.splitlines() if re.search(
@@ -671,7 +671,7 @@ def tcp_endpoint(short, a, t):
         for cfg in cfgs:
             r.load(cfg)
             A, B = r.ifa, r.ifb
-            rc, o = r.g("""
+            rc, o = r.guest("""
 ip netns del peer 2>/dev/null
 ip netns add peer
 ip link set %s netns peer
@@ -687,8 +687,8 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
                 raise RuntimeError("TCP setup: " + o)
             m0, e0 = tcp_snapshot(r, A, B)
             # the closing FIN/ACKs are sent before the counters are read
-            rc, o = r.g("timeout 60 iperf3 -c 10.9.0.2 -t 4 -P 2 2>&1 | "
-                        "tail -n 4; sleep 1\n", timeout=90, check=False)
+            rc, o = r.guest("timeout 60 iperf3 -c 10.9.0.2 -t 4 -P 2 2>&1 | "
+                            "tail -n 4; sleep 1\n", timeout=90, check=False)
             m1, e1 = tcp_snapshot(r, A, B)
 
             def d(port, name):
@@ -718,7 +718,7 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
                     "iperf3: %s; driver tx tail writes %s; %s"
                     % (" | ".join(o.strip().splitlines()), drv,
                        res[cfg.name()]))
-            r.g("ip netns del peer; sleep 1\n", check=False)
+            r.guest("ip netns del peer; sleep 1\n", check=False)
         off, on = res["off"], res["batched"]
         # Reported; asserted only not to get worse (how many ACKs share a
         # receive pass depends on the kernel's GRO and ACK policy; both
@@ -755,8 +755,8 @@ def tcp_snapshot(r, A, B):
 
 def tcp_stats(r, A, B):
     """Sum of the TX tail-write counters of A (root) and B (netns)."""
-    rc, out = r.g("echo @@A; ethtool -S %s; echo @@B; ip netns exec peer "
-                  "ethtool -S %s\n" % (A, B), check=False)
+    rc, out = r.guest("echo @@A; ethtool -S %s; echo @@B; ip netns exec peer "
+                      "ethtool -S %s\n" % (A, B), check=False)
     res, cur = {"A": 0, "B": 0}, None
     for line in out.splitlines():
         if line.startswith("@@"):

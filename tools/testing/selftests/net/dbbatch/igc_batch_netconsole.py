@@ -75,7 +75,7 @@ class WireListener(threading.Thread):
 
 def start_netconsole(r):
     """netconsole on B to the sink's address; the host sees the frames."""
-    return r.g("""
+    return r.guest("""
 B=%s
 dmesg -n 8
 modprobe netconsole netconsole=%d@%s/$B,%d@%s/02:00:00:00:00:01 || exit 40
@@ -87,7 +87,7 @@ echo "<2>%s" >/dev/kmsg
 def panic_in_receive_pass(r):
     """Arm the hook on A and send A traffic; the guest panics in A's
     poll.  Returns whether QEMU exited (panic=-1 with -no-reboot)."""
-    rc, o = r.g("""
+    rc, o = r.guest("""
 grep -qs ' /sys/kernel/debug ' /proc/mounts ||
 	mount -t debugfs nodev /sys/kernel/debug || exit 41
 echo 1 >/sys/kernel/debug/igc_batch/$(basename $(readlink /sys/class/net/%s/device))/panic_in_poll || exit 42
