@@ -52,7 +52,7 @@ fuzz:
 	$(MAKE) -C tests/unit fuzz
 
 # The main job: the router comparison (tools/lab/report.py) on the lab's
-# default kernel, about 22 minutes on two cores; writes build/report/
+# default kernel, about 20 minutes on two cores; writes build/report/
 # (index.html, plots, report.json, report-table.rst) and
 # Documentation/lab/report-table.rst.  REPORT_ARGS: more options, e.g.
 # REPORT_ARGS='--kernel 6.1 --kernel 6.12 --full' (report.py --help).
