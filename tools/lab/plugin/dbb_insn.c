@@ -193,6 +193,18 @@ static int listen_unix(const char *path)
 	return fd;
 }
 
+/* Listen on PATH and answer its connections with FN on a thread. */
+static int start_server(const char *path, int *fd, void *(*fn)(void *))
+{
+	pthread_t thread;
+
+	*fd = listen_unix(path);
+	if (*fd < 0 || pthread_create(&thread, NULL, fn, NULL) != 0)
+		return -1;
+	pthread_detach(thread);
+	return 0;
+}
+
 static void plugin_exit(qemu_plugin_id_t id, void *p)
 {
 	char out[64];
@@ -211,7 +223,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	pthread_t thread;
 	int i;
 
 	(void)info;
@@ -228,22 +239,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			return -1;
 		}
 	}
-	if (sock_path[0]) {
-		listen_fd = listen_unix(sock_path);
-		if (listen_fd < 0)
-			return -1;
-		if (pthread_create(&thread, NULL, serve, NULL) != 0)
-			return -1;
-		pthread_detach(thread);
-	}
-	if (prof_path[0]) {
-		prof_fd = listen_unix(prof_path);
-		if (prof_fd < 0)
-			return -1;
-		if (pthread_create(&thread, NULL, prof_serve, NULL) != 0)
-			return -1;
-		pthread_detach(thread);
-	}
+	if (sock_path[0] && start_server(sock_path, &listen_fd, serve) < 0)
+		return -1;
+	if (prof_path[0] && start_server(prof_path, &prof_fd, prof_serve) < 0)
+		return -1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
 	return 0;
