@@ -13,7 +13,7 @@ Addresses come from the same boot's /proc/kallsyms: Debian's System.map
 is a placeholder, KASLR moves the kernel every boot, and a module lands
 at a new address every time it is loaded, so router.py reads the modules'
 symbols after every step.  The core kernel's table is long (reading it
-through the guest's serial shell takes half a minute under TCG) but
+through the guest's serial shell takes about 15 s under TCG) but
 KASLR only slides it whole: it is read once per kernel image and kept,
 and each boot reads two anchors (_stext, _etext) to slide it
 (shift()).
@@ -41,7 +41,7 @@ def read_socket(path, timeout=60):
             chunks.append(d)
     finally:
         s.close()
-    return parse("".join(c.decode() for c in chunks))
+    return parse(b"".join(chunks).decode())
 
 
 def parse(text):
@@ -70,8 +70,9 @@ def diff(before, after):
 
 def parse_kallsyms(text):
     """/proc/kallsyms lines -> sorted [(address, name)] of text symbols
-    (t, T, and W: weak functions); a module's is "name [module]".  Lines that are not
-    "address type name [module]" are skipped (a console's noise)."""
+    (t, T, and W: weak functions); a module's is "name [module]".  Lines
+    that are not "address type name [module]" are skipped (a console's
+    noise)."""
     syms = []
     for line in text.splitlines():
         f = line.strip().split()

@@ -561,8 +561,6 @@ def summarize(runs, fixed):
         })
         # MODELED: instructions against interrupts, through both steps
         c["insn_fit"] = insnprof.fit(c.get("insn_low"), ins, LOSS)
-        c["insn_low_per_pkt"] = (c.get("insn_low") or {}).get(
-            "insn_per_fwd")
         mm = c["insn_mmio_per_pkt"] or {}
         c["cycles_per_pkt"] = pcie.cycles(
             c["insn_per_pkt"], None if mm.get("tx_tail") is None else
@@ -768,7 +766,8 @@ INSN_NOTE = (
     "(both drivers program the same 50 us interval for these frames).  "
     "MODELED: the line through the two steps, instructions = per packet + "
     "per interrupt x interrupts per packet, gives each row's count at its "
-    "baseline's interrupts per packet; the bar is judged on it.")
+    "baseline's interrupts per packet; the bar is judged on it, at each "
+    "of the two rates.")
 
 
 def insn_table(configs):
@@ -1123,9 +1122,9 @@ def rst_doc(data):
             EMU, m["date"], kv, m["host"], m["mode"], m["cpus"], m["load"]),
         "Rates are from load ramps on %s (%d s steps, 64-byte "
         "frames, %s flows, %d boot(s) of the dbb-igc ramps); instructions "
-        "per packet from one %s pps step per configuration on "
-        "single-threaded TCG with the instruction counter.  Ratios compare "
-        "rows of one boot." % (
+        "per packet from a %s pps step per configuration (and one at half "
+        "that rate for the dbb-igc rows) on single-threaded TCG with the "
+        "instruction counter.  Ratios compare rows of one boot." % (
             ", ".join(sorted({r["meta"].get("accel") or "default TCG"
                               for r in data["runs"]
                               if "rates" in r["name"]})),

@@ -529,7 +529,7 @@ class Router:
     def core_symbols(self, vmlinuz):
         """The core kernel's text symbols at this boot's addresses: the
         table kept for this kernel image, slid by KASLR's offset, or read
-        whole (about 30 s under TCG) and kept."""
+        whole (about 15 s under TCG) and kept."""
         with open(vmlinuz, "rb") as f:
             key = hashlib.sha256(f.read()).hexdigest()[:16]
         path = os.path.join(labvm.CACHE, "kallsyms", key)

@@ -33,7 +33,9 @@ import zlib
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, LAB)
+import insnprof  # noqa: E402
 import pcie  # noqa: E402
+import report  # noqa: E402
 import tap  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(LAB))
 CONFIGS = ("igc", "igc_batch batched")
@@ -241,9 +243,9 @@ def main():
                 "%s instructions per packet" % c.get("insn_per_pkt"))
         low, fix = c.get("insn_low") or {}, c.get("insn_step") or {}
         line = c.get("insn_fit")
-        spread = abs((low.get("irqs_per_fwd") or 0) -
-                     (fix.get("irqs_per_fwd") or 0))
-        # the line goes through both steps; too close to fit: no line
+        # the report's line is the one fitted to these two steps (none
+        # where insnprof.fit() refuses them), through both of them
+        want = insnprof.fit(low, fix, report.LOSS) if low else None
         through = line and all(
             abs(line["per_pkt"] + line["per_irq"] * r["irqs_per_fwd"] -
                 r["insn_per_fwd"]) < 1 for r in (low, fix))
@@ -252,7 +254,7 @@ def main():
                 "them where their interrupts differ" % lab,
                 low.get("target_pps") and fix.get("target_pps") ==
                 2 * low["target_pps"] and (low.get("insn_per_fwd") or 0) >
-                100 and (through if spread >= 0.1 else line is None),
+                100 and (through if want else line is None),
                 "low %s; fixed %s; line %s" % (
                     {k: low.get(k) for k in ("target_pps", "insn_per_fwd",
                                              "irqs_per_fwd")},
