@@ -163,7 +163,7 @@ def case_report_judges_at_igcs_interrupts():
 
 
 def case_report_without_a_line_compares_counts():
-    # the low step saturated: no line, the counts are compared as such
+    # the low step saturated: no line, the lossless counts compared as such
     rows = [insn_row("igc", "stack", 10000, 8000, 1.8),
             insn_row("igc", "stack", 20000, 4300, 0.1),
             insn_row("igc_batch batched", "stack", 10000, 7340, 1.7,
@@ -172,8 +172,10 @@ def case_report_without_a_line_compares_counts():
     confs, bars = judged(rows)
     c = next(x for x in confs if x["config"] == "igc_batch batched")
     assert c["insn_fit"] is None and c["insn_at_base_irqs"] is None
-    # at 10k: 7,340 <= 8,000 counted; at 20k 4,920 > 4,300
-    assert [ok for _, ok in bars] == [True, False], bars
+    # 10k: the batched step lost 30 %, a dozen frames' count: no verdict;
+    # 20k: 4,920 > 4,300 counted
+    assert [ok for _, ok in bars] == [False], bars
+    assert "20k" in bars[0][0], bars
     assert all("no line" in t for t, _ in bars), bars
     # a one-rate run (octep's): its step is the fixed one, no line
     confs, _ = judged([insn_row("octep_fix 0x100", "stack", 20000, 4000,
