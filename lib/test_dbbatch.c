@@ -623,6 +623,76 @@ static void test_napi_poll_wrapper(void)
 	CHECK(fq[3].flushes == 2);
 }
 
+static int fake_pass_delivers;
+
+/* A poll run as an on-demand pass: delivers, then forwards, that often. */
+static int fake_pass_poll(struct napi_struct *napi, int budget,
+			  struct dbbatch *b)
+{
+	int i;
+
+	for (i = 0; i < fake_pass_delivers; i++) {
+		dbbatch_pass_deliver(b);
+		fake_xmit(&fq[1], i + 1);
+	}
+	return fake_pass_delivers;
+}
+
+/* A pass that opens its batch on demand: only a delivery opens it. */
+static void test_napi_pass_on_demand(void)
+{
+	struct napi_struct napi = {};
+	struct dbbatch_stats d;
+	struct dbbatch b;
+
+	INIT_LIST_HEAD(&napi.rx_list);
+	local_bh_disable();
+	/* nothing delivered: no batch, a transmit rings at once */
+	dbbatch_pass_begin(&b, &napi, 64);
+	CHECK(!b.depth);
+	fake_xmit(&fq[2], 1);
+	CHECK(fq[2].tail_writes == 1);
+	dbbatch_pass_end(&b, &napi, 0, 64);
+	stats_delta(&d);
+	CHECK(d.batches == 0);
+	/* the first delivery opens it, the next ones do not open again */
+	dbbatch_pass_begin(&b, &napi, 64);
+	dbbatch_pass_deliver(&b);
+	CHECK(b.depth);
+	fake_xmit(&fq[2], 1);
+	dbbatch_pass_deliver(&b);
+	fake_xmit(&fq[2], 2);
+	CHECK(fq[2].tail_writes == 1);
+	dbbatch_pass_end(&b, &napi, 2, 64);
+	CHECK(fq[2].tail_writes == 2);
+	stats_delta(&d);
+	CHECK(d.batches == 1);
+	/* GRO holds packets of an earlier pass: open at once */
+	napi.gro_bitmask = 1;
+	dbbatch_pass_begin(&b, &napi, 64);
+	CHECK(b.depth);
+	fake_xmit(&fq[2], 1);
+	CHECK(fq[2].tail_writes == 2);
+	dbbatch_pass_end(&b, &napi, 0, 64);
+	CHECK(fq[2].tail_writes == 3);
+	/* netpoll's zero budget never opens, not even on delivery */
+	dbbatch_pass_begin(&b, &napi, 0);
+	dbbatch_pass_deliver(&b);
+	CHECK(!b.depth);
+	dbbatch_pass_end(&b, &napi, 0, 0);
+	napi.gro_bitmask = 0;
+	/* the wrapper: three forwarded, one tail write; none, no batch */
+	fake_pass_delivers = 3;
+	CHECK(dbbatch_napi_poll_on_demand(&napi, 64, fake_pass_poll) == 3);
+	CHECK(fq[1].tail_writes == 1 && fq[1].flushes == 1);
+	fake_pass_delivers = 0;
+	CHECK(dbbatch_napi_poll_on_demand(&napi, 64, fake_pass_poll) == 0);
+	local_bh_enable();
+	stats_delta(&d);
+	CHECK(d.batches == 3);
+	CHECK(fq[2].flushes == 2);
+}
+
 /*
  * A batch on another CPU: a kthread bound there opens a batch, transmits
  * one packet to @q, says so, and keeps the batch open until told to close
@@ -875,6 +945,7 @@ static const struct {
 	{ "depth_limit_pops_orphans_first",
 	  test_depth_limit_pops_orphans_first },
 	{ "napi_poll_wrapper", test_napi_poll_wrapper },
+	{ "napi_pass_on_demand", test_napi_pass_on_demand },
 	{ "quiesce", test_quiesce },
 	{ "quiesce_many", test_quiesce_many },
 	{ "cross_cpu_each_holder_rings", test_cross_cpu_each_holder_rings },

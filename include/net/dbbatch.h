@@ -63,12 +63,16 @@ struct dbbatch_frame {
 
 /**
  * struct dbbatch - a handle on an open batch; lives on the opener's stack
- * @depth: 1 + the index of its frame on this CPU; 0 if the open was refused
+ * @depth: 1 + the index of its frame on this CPU; 0 if not open (refused,
+ *	or a pass that has not delivered yet)
  * @cpu: the CPU it was opened on, for dbbatch_close()'s check
+ * @open_on_deliver: dbbatch_pass_begin() left the open to the pass's first
+ *	dbbatch_pass_deliver()
  */
 struct dbbatch {
 	unsigned int depth;
 	unsigned int cpu;
+	bool open_on_deliver;
 };
 
 /* Per-CPU event counters; see Documentation/networking/dbbatch.rst. */
@@ -177,6 +181,92 @@ static __always_inline int dbbatch_napi_poll(struct napi_struct *napi,
 	if (work >= budget)
 		dbbatch_napi_deliver(napi);
 	dbbatch_close(&b);
+	return work;
+}
+
+/**
+ * dbbatch_pass_deliver - a receive pass is about to hand the stack a packet
+ * @b: the handle from dbbatch_pass_begin()
+ *
+ * Call before each napi_gro_receive() (or other hand-over to the stack) of
+ * the pass; the first opens the batch, the others cost a test.
+ */
+static __always_inline void dbbatch_pass_deliver(struct dbbatch *b)
+{
+	if (unlikely(b->open_on_deliver)) {
+		b->open_on_deliver = false;
+		dbbatch_open(b);
+	}
+}
+
+/**
+ * dbbatch_pass_begin - start a receive pass that opens its batch on demand
+ * @b: the handle, on the poll's stack
+ * @napi: the NAPI instance being polled
+ * @budget: the poll's budget; 0 (netpoll) receives nothing and never opens
+ *
+ * For a poll that often hands the stack nothing: a pass that only reclaims
+ * transmitted buffers, or whose frames all go to XDP_REDIRECT, XDP_TX or
+ * XDP_DROP, forwards nothing through the stack, and a batch would only
+ * cost its open and close.  The batch opens at the pass's first
+ * dbbatch_pass_deliver(), or here already when GRO or the rx_list holds
+ * packets of an earlier pass (this one may hand them over).  End the pass
+ * with dbbatch_pass_end() on every path.
+ */
+static inline void dbbatch_pass_begin(struct dbbatch *b,
+				      struct napi_struct *napi, int budget)
+{
+	b->depth = 0;
+	b->open_on_deliver = budget != 0;
+	if (napi->gro_bitmask || napi->rx_count)
+		dbbatch_pass_deliver(b);
+}
+
+/**
+ * dbbatch_pass_end - end a pass begun with dbbatch_pass_begin()
+ * @b: its handle
+ * @napi: the NAPI instance
+ * @work: what the poll returns
+ * @budget: its budget
+ *
+ * As dbbatch_napi_poll() does after the poll: when a batch is open and the
+ * poll used its whole budget, the GRO and rx_list packets are handed over
+ * inside it; then it closes.
+ */
+static inline void dbbatch_pass_end(struct dbbatch *b,
+				    struct napi_struct *napi, int work,
+				    int budget)
+{
+	b->open_on_deliver = false;
+	if (!b->depth)
+		return;
+	if (work >= budget)
+		dbbatch_napi_deliver(napi);
+	dbbatch_close(b);
+}
+
+/**
+ * dbbatch_napi_poll_on_demand - run a NAPI poll as a pass that opens its
+ *	batch on demand
+ * @napi: the NAPI instance
+ * @budget: its budget
+ * @poll: the driver's poll; it calls dbbatch_pass_deliver() on the handle
+ *	it is given before each hand-over to the stack
+ *
+ * dbbatch_pass_begin(), @poll, dbbatch_pass_end(): the body of a poll
+ * function registered with netif_napi_add().
+ */
+static __always_inline int
+dbbatch_napi_poll_on_demand(struct napi_struct *napi, int budget,
+			    int (*poll)(struct napi_struct *, int,
+					struct dbbatch *))
+{
+	struct dbbatch b;
+	int work;
+
+	dbbatch_pass_begin(&b, napi, budget);
+	work = poll(napi, budget, &b);
+	dbbatch_pass_end(&b, napi, work, budget);
 	return work;
 }
 

@@ -836,6 +836,21 @@ echo "@@B"; ethtool -S %s
                 res[cur][m.group(1)] = int(m.group(2))
         return res
 
+    def dbbatch_stats(self):
+        """The dbbatch core's counters, total row of
+        /sys/kernel/debug/dbbatch/stats: {column: value}, {} when the core
+        is not loaded."""
+        rc, out = self.guest(
+            "[ -d /sys/kernel/debug/dbbatch ] || mount -t debugfs nodev "
+            "/sys/kernel/debug 2>/dev/null\n"
+            "cat /sys/kernel/debug/dbbatch/stats\n", check=False)
+        lines = [x.split() for x in out.splitlines() if x.strip()]
+        head = next((x for x in lines if x[0] == "cpu"), None)
+        tot = next((x for x in lines if x[0] == "total"), None)
+        if not head or not tot:
+            return {}
+        return dict(zip(head[1:], (int(x) for x in tot[1:])))
+
     def qdisc(self):
         """Port B's root qdisc counters: {sent, dropped, requeues}."""
         rc, out = self.gsh.eval("tc -s qdisc show dev %s | head -n 2"

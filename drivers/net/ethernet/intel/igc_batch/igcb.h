@@ -497,7 +497,8 @@ void igcb_rx_ring_free(struct igcb_rx_ring *ring);
 void igcb_rx_ring_configure(struct igcb_rx_ring *ring);
 void igcb_rx_ring_fill(struct igcb_rx_ring *ring);
 void igcb_rx_ring_drain(struct igcb_rx_ring *ring);
-int igcb_rx_clean(struct igcb_q_vector *qv, int budget);
+int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
+		  struct dbbatch *batch);
 void igcb_rx_setup_rctl(struct igcb_adapter *a);
 void igcb_rx_fifo_flush(struct igcb_adapter *a);
 void igcb_rss_setup(struct igcb_adapter *a);

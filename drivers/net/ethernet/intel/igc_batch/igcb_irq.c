@@ -4,8 +4,10 @@
  * causes, 1..n for the queue pairs), IVAR routing, EITR moderation, and
  * an MSI or INTx fallback with a single queue pair.
  *
- * The NAPI poll registered for every queue vector is dbbatch_napi_poll()
- * around igcb_poll(): the whole receive pass is one dbbatch batch.
+ * The NAPI poll registered for every queue vector is one dbbatch pass:
+ * its batch opens when the pass first hands the stack a packet, so a poll
+ * that only reclaims transmitted buffers, or sends every frame to XDP,
+ * opens none.
  */
 
 #include <linux/bitfield.h>
@@ -82,7 +84,8 @@ void igcb_itr_apply_all(struct igcb_adapter *a)
 	}
 }
 
-static int igcb_poll(struct napi_struct *napi, int budget)
+static int igcb_poll(struct napi_struct *napi, int budget,
+		     struct dbbatch *batch)
 {
 	struct igcb_q_vector *qv = container_of(napi, struct igcb_q_vector,
 					       napi);
@@ -91,8 +94,9 @@ static int igcb_poll(struct napi_struct *napi, int budget)
 
 	tx_done = igcb_tx_clean(&qv->tx, budget);
 	if (budget)
-		done = igcb_rx_clean(qv, budget);
-	if (unlikely(atomic_read(&qv->adapter->faults.panic_in_poll)) && done)
+		done = igcb_rx_clean(qv, budget, batch);
+	if (unlikely(atomic_read(&qv->adapter->faults.panic_in_poll)) &&
+	    batch->depth)
 		igcb_panic_in_poll(qv->adapter);
 	if (!tx_done || done >= budget)
 		return budget;
@@ -106,10 +110,10 @@ static int igcb_poll(struct napi_struct *napi, int budget)
 	return min(done, budget - 1);
 }
 
-/* The poll NAPI runs: one dbbatch batch around the whole pass. */
+/* The poll NAPI runs: one dbbatch pass, its batch opened on demand. */
 static int igcb_napi_poll(struct napi_struct *napi, int budget)
 {
-	return dbbatch_napi_poll(napi, budget, igcb_poll);
+	return dbbatch_napi_poll_on_demand(napi, budget, igcb_poll);
 }
 
 static void igcb_other_causes(struct igcb_adapter *a, u32 icr)

@@ -280,14 +280,17 @@ static struct sk_buff *igcb_rx_build(struct igcb_rx_ring *ring,
  * igcb_rx_clean - the receive part of a NAPI poll
  * @qv: the queue vector
  * @budget: frames the poll may hand on
+ * @batch: the poll's dbbatch pass
  *
- * Runs inside the poll's dbbatch batch: packets this pass forwards hold
- * their transmit doorbells until the pass ends.
+ * The first frame handed to the stack opens the pass's batch: packets the
+ * pass forwards hold their transmit doorbells until it ends.  Frames XDP
+ * keeps (redirect, TX, drop) ring once at the end of the poll anyway.
  *
  * Return: frames handed on (to the stack or to XDP), or @budget when the
  * ring could not be refilled, so that NAPI polls again.
  */
-int igcb_rx_clean(struct igcb_q_vector *qv, int budget)
+int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
+		  struct dbbatch *batch)
 {
 	struct igcb_rx_ring *ring = &qv->rx;
 	struct igcb_adapter *a = ring->adapter;
@@ -418,6 +421,7 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget)
 		}
 		bytes += skb->len;
 		igcb_rx_fields(ring, d, staterr, skb);
+		dbbatch_pass_deliver(batch);
 		napi_gro_receive(&qv->napi, skb);
 		skb = NULL;
 		done++;

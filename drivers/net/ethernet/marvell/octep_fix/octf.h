@@ -420,7 +420,8 @@ int octf_oq_alloc(struct octf_oq *oq);
 void octf_oq_free(struct octf_oq *oq);
 int octf_oq_configure(struct octf_oq *oq);
 void octf_oq_disable(struct octf_oq *oq);
-int octf_oq_clean(struct octf_qv *qv, int budget);
+int octf_oq_clean(struct octf_qv *qv, int budget,
+		  struct dbbatch *batch);
 void octf_oq_watch(struct octf_oq *oq);
 
 /* octf_db.c: the only writer of IN_INSTR_DBELL */

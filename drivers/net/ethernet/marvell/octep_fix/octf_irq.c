@@ -79,11 +79,16 @@ void octf_irq_fini(struct octf_port *p)
 	pci_free_irq_vectors(p->pdev);
 }
 
-static int octf_poll(struct napi_struct *napi, int budget);
+static int octf_poll(struct napi_struct *napi, int budget,
+		     struct dbbatch *batch);
 
+/* One dbbatch pass, its batch opened when the pass first hands the stack
+ * a frame: a poll that only reclaims transmitted buffers, or sends every
+ * frame to XDP, opens none.
+ */
 static int octf_napi_poll(struct napi_struct *napi, int budget)
 {
-	return dbbatch_napi_poll(napi, budget, octf_poll);
+	return dbbatch_napi_poll_on_demand(napi, budget, octf_poll);
 }
 
 /**
@@ -198,7 +203,8 @@ void octf_irq_rearm(struct octf_qv *qv)
 }
 
 /* One NAPI pass: transmit completions, then receive (inside the batch) */
-static int octf_poll(struct napi_struct *napi, int budget)
+static int octf_poll(struct napi_struct *napi, int budget,
+		     struct dbbatch *batch)
 {
 	struct octf_qv *qv = container_of(napi, struct octf_qv, napi);
 	bool tx_done;
@@ -207,7 +213,7 @@ static int octf_poll(struct napi_struct *napi, int budget)
 	tx_done = octf_iq_clean(&qv->iq, budget);
 	if (!budget)
 		return 0;	/* netpoll: transmit completions only */
-	work = octf_oq_clean(qv, budget);
+	work = octf_oq_clean(qv, budget, batch);
 	if (!tx_done)
 		work = budget;
 	if (work >= budget)

@@ -330,14 +330,17 @@ static u32 octf_oq_refill(struct octf_oq *oq)
  * octf_oq_clean - the receive part of a NAPI pass
  * @qv: the queue vector
  * @budget: frames the pass may hand on (not 0)
+ * @batch: the poll's dbbatch pass; the first frame handed to the stack
+ *	opens its batch
  *
- * Runs inside the poll's dbbatch batch.  One read of OUT_CNTS when the
+ * One read of OUT_CNTS when the
  * last one is used up, one write acknowledging what was taken, one credit
  * write at most.
  *
  * Return: frames handed on, or @budget to be polled again (pages short).
  */
-int octf_oq_clean(struct octf_qv *qv, int budget)
+int octf_oq_clean(struct octf_qv *qv, int budget,
+		  struct dbbatch *batch)
 {
 	struct octf_oq *oq = &qv->oq;
 	struct octf_port *p = oq->port;
@@ -452,6 +455,7 @@ int octf_oq_clean(struct octf_qv *qv, int budget)
 			skb_record_rx_queue(skb, oq->qid);
 			skb->protocol = eth_type_trans(skb, oq->netdev);
 			bytes += skb->len;
+			dbbatch_pass_deliver(batch);
 			napi_gro_receive(&qv->napi, skb);
 			done++;
 			taken += nbuf;

@@ -134,18 +134,6 @@ def counters_match(row, e0, e1):
     return got == want, "ethtool -S %s; model %s" % (got, want)
 
 
-def core_stats(r):
-    """/sys/kernel/debug/dbbatch/stats, total row: {column: value}."""
-    rc, out = r.guest(TRACE + "cat /sys/kernel/debug/dbbatch/stats\n",
-                      check=False)
-    lines = [x.split() for x in out.splitlines() if x.strip()]
-    head = next((x for x in lines if x and x[0] == "cpu"), None)
-    tot = next((x for x in lines if x and x[0] == "total"), None)
-    if not head or not tot:
-        return {}
-    return dict(zip(head[1:], (int(x) for x in tot[1:])))
-
-
 def napi_trace_start(r, dev):
     r.guest(TRACE + """
 echo 0 >$T/tracing_on
@@ -243,12 +231,39 @@ for d in /sys/bus/pci/devices/*/driver_override; do echo >$d; done
             out.strip())
 
 
+def to_stack(e0, e1):
+    """Frames both ports' receive passes handed the stack: received, less
+    what XDP kept (dropped, sent back, redirected)."""
+    n = 0
+    for port in ("A", "B"):
+        n += sdelta(e0, e1, port, r"rx_q\d+_packets")
+        for what in ("drop", "tx", "redirect"):
+            n -= sdelta(e0, e1, port, r"rx_q\d+_xdp_" + what)
+    return n
+
+
+def batches_on_demand(t, cfg, mode, c0, c1, e0, e1):
+    """A pass opens a batch only once it hands the stack a frame: port B's
+    passes that only reclaim transmitted buffers, and frames XDP keeps,
+    open none."""
+    opened = c1.get("batches", 0) - c0.get("batches", 0)
+    n = to_stack(e0, e1)
+    t.check("%s: %s at a low rate: the dbbatch core opened batches only "
+            "for receive passes that handed the stack a frame"
+            % (cfg.name(), mode),
+            0 <= opened <= n and (mode != "stack" or opened > 0) and
+            c1.get("left_open", 1) == c0.get("left_open", 0),
+            "batches +%d, frames to the stack %d" % (opened, n))
+
+
 def policy_low_rate(t, r, cfg):
     name = cfg.name()
     r.mode_setup("stack")
+    c0 = r.dbbatch_stats()
     e0 = r.ethtool_stats()
     row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
     e1 = r.ethtool_stats()
+    batches_on_demand(t, cfg, "stack", c0, r.dbbatch_stats(), e0, e1)
     t.check("%s: stack forwarding at %d pps, %d frames: no loss, no per-flow"
             " reordering, model == generator == sink"
             % (name, LOW_RATE, LOW_COUNT), router.lossless(row, LOW_COUNT),
@@ -291,7 +306,11 @@ def policy_low_rate(t, r, cfg):
     r.mode_teardown("stack")
 
     r.mode_setup("xdp")
+    c0 = r.dbbatch_stats()
+    e0 = r.ethtool_stats()
     row = r.step(cfg, "xdp", LOW_RATE, LOW_COUNT)
+    batches_on_demand(t, cfg, "XDP_REDIRECT", c0, r.dbbatch_stats(), e0,
+                      r.ethtool_stats())
     t.check("%s: XDP_REDIRECT at %d pps, %d frames: no loss, no reordering,"
             " model == generator == sink%s"
             % (name, LOW_RATE, LOW_COUNT, ", zero no-op tail writes"
@@ -306,11 +325,11 @@ def policy_saturated(t, r, cfg, report):
     name = cfg.name()
     count = SAT_STACK * SAT_SECONDS
     r.mode_setup("stack")
-    c0 = core_stats(r)
+    c0 = r.dbbatch_stats()
     e0 = r.ethtool_stats()
     row = r.step(cfg, "stack", SAT_STACK, count)
     e1 = r.ethtool_stats()
-    c1 = core_stats(r)
+    c1 = r.dbbatch_stats()
     tdt = row["tdt_per_fwd"] or 0
     report["stack_sat"][name] = row
     dc = {k: c1.get(k, 0) - c0.get(k, 0) for k in c1}
