@@ -424,6 +424,16 @@ static inline unsigned int igcb_rx_unused(const struct igcb_rx_ring *ring)
 	return ring->count - posted - 1;
 }
 
+/* Has the hardware written back the next descriptor to clean? */
+static inline bool igcb_rx_ready(const struct igcb_rx_ring *ring)
+{
+	u16 ntc = ring->next_to_clean;
+
+	return ntc != ring->next_to_use &&
+	       (READ_ONCE(ring->desc[ntc].wb.status_error) &
+		cpu_to_le32(IGCB_RXD_STAT_DD));
+}
+
 static inline bool igcb_xdp_on(const struct igcb_adapter *a)
 {
 	return !!READ_ONCE(a->xdp_prog);

@@ -302,6 +302,12 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 	u16 ntc = ring->next_to_clean;
 	bool starved = false;
 
+	/* Nothing arrived (a transmitting port's pass) and nothing to
+	 * refill: no setup, no accounting.
+	 */
+	if (!igcb_rx_ready(ring) && !igcb_rx_unused(ring))
+		return 0;
+
 	while (done < budget) {
 		unsigned int len, headroom = IGCB_RX_HEADROOM, metasize = 0;
 		union igcb_rx_desc *d;

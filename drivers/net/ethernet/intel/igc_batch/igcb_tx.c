@@ -548,6 +548,23 @@ netdev_tx_t igcb_xmit(struct sk_buff *skb, struct net_device *netdev)
 	return igcb_tx_frame(&a->qv[q]->tx, skb);
 }
 
+/* The last descriptor of the packet at @i if the hardware is done with
+ * it, else NULL (nothing queued there, or not sent yet).
+ */
+static union igcb_tx_desc *igcb_tx_done(const struct igcb_tx_ring *ring,
+					u16 i)
+{
+	union igcb_tx_desc *eop = READ_ONCE(ring->bufs[i].eop);
+
+	if (!eop)
+		return NULL;
+	/* Read the descriptor only after eop was seen set. */
+	smp_rmb();
+	if (!(READ_ONCE(eop->wb.status) & cpu_to_le32(IGCB_TXD_STAT_DD)))
+		return NULL;
+	return eop;
+}
+
 /**
  * igcb_tx_clean - reclaim completed packets
  * @ring: the ring, from its queue vector's NAPI poll
@@ -562,25 +579,22 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 	unsigned int pkts = 0, bytes = 0;
 	u16 i = ring->next_to_clean;
 	struct xdp_frame_bulk bq;
+	union igcb_tx_desc *eop;
 	struct igcb_q_vector *qv;
 
 	if (unlikely(test_bit(IGCB_DOWN, &a->state)))
 		return true;
 
+	/* Nothing completed (a receiving port's pass): no bulk, no RCU. */
+	eop = igcb_tx_done(ring, i);
+	if (!eop)
+		goto wake;
 	xdp_frame_bulk_init(&bq);
 	/* The bulk looks the frames' memory model up under RCU. */
 	rcu_read_lock();
-	while (budget) {
+	do {
 		struct igcb_tx_buf *first = &ring->bufs[i];
-		union igcb_tx_desc *eop = READ_ONCE(first->eop);
 		u16 last;
-
-		if (!eop)
-			break;
-		/* Read the descriptor only after eop was seen set. */
-		smp_rmb();
-		if (!(READ_ONCE(eop->wb.status) & cpu_to_le32(IGCB_TXD_STAT_DD)))
-			break;
 
 		first->eop = NULL;
 		pkts += first->segs;
@@ -598,7 +612,7 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 				     napi_budget ? &bq : NULL);
 		i = igcb_tx_next(ring, i);
 		budget--;
-	}
+	} while (budget && (eop = igcb_tx_done(ring, i)));
 	xdp_flush_frame_bulk(&bq);
 	rcu_read_unlock();
 
@@ -619,6 +633,7 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 		 */
 		smp_mb();
 	}
+wake:
 	/* Also with nothing new: a wake netpoll could not make is ours. */
 	if (unlikely(netif_tx_queue_stopped(ring->dbq.txq)) &&
 	    igcb_tx_unused(ring) >= IGCB_TX_WAKE)
