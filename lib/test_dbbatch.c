@@ -675,12 +675,25 @@ static void test_napi_pass_on_demand(void)
 	CHECK(fq[2].tail_writes == 2);
 	dbbatch_pass_end(&b, &napi, 0, 64);
 	CHECK(fq[2].tail_writes == 3);
+	napi.gro_bitmask = 0;
+	/* so does the rx_list; a full budget hands it over inside the batch
+	 * (an empty list: the core's hand-over clears the count)
+	 */
+	napi.rx_count = 1;
+	dbbatch_pass_begin(&b, &napi, 64);
+	CHECK(b.depth);
+	dbbatch_pass_end(&b, &napi, 64, 64);
+	CHECK(napi.rx_count == 0);
 	/* netpoll's zero budget never opens, not even on delivery */
+	napi.rx_count = 1;
 	dbbatch_pass_begin(&b, &napi, 0);
 	dbbatch_pass_deliver(&b);
 	CHECK(!b.depth);
 	dbbatch_pass_end(&b, &napi, 0, 0);
-	napi.gro_bitmask = 0;
+	CHECK(napi.rx_count == 1);
+	napi.rx_count = 0;
+	stats_delta(&d);
+	CHECK(d.batches == 3);
 	/* the wrapper: three forwarded, one tail write; none, no batch */
 	fake_pass_delivers = 3;
 	CHECK(dbbatch_napi_poll_on_demand(&napi, 64, fake_pass_poll) == 3);
@@ -689,8 +702,18 @@ static void test_napi_pass_on_demand(void)
 	CHECK(dbbatch_napi_poll_on_demand(&napi, 64, fake_pass_poll) == 0);
 	local_bh_enable();
 	stats_delta(&d);
-	CHECK(d.batches == 3);
+	CHECK(d.batches == 4);
+	CHECK(d.refused_opens == 0);
 	CHECK(fq[2].flushes == 2);
+	/* outside a NAPI poll: the first delivery's open is refused, once */
+	dbbatch_pass_begin(&b, &napi, 64);
+	dbbatch_pass_deliver(&b);
+	dbbatch_pass_deliver(&b);
+	CHECK(!b.depth);
+	dbbatch_pass_end(&b, &napi, 2, 64);
+	stats_delta(&d);
+	CHECK(d.refused_opens == 1);
+	CHECK(d.batches == 4);
 }
 
 /*

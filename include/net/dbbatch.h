@@ -2,7 +2,8 @@
 /*
  * dbbatch: NAPI-batched transmit doorbells.
  *
- * A receive NAPI poll opens a batch on its CPU for the whole of its pass.
+ * A receive NAPI poll opens a batch on its CPU for the whole of its pass,
+ * or from the first packet it hands the stack (dbbatch_pass_begin()).
  * Packets the pass forwards reach transmit queues that, while the batch is
  * open and their ring is at most 1/8 full, hold their tail write (the
  * doorbell) and report it to BQL as xmit_more.  When the pass ends each

@@ -123,6 +123,7 @@ void dbbatch_open(struct dbbatch *b)
 	struct dbbatch_frame *f;
 
 	b->depth = 0;
+	b->open_on_deliver = false;
 	/* Only a BH-disabled task context stays on this CPU until close. */
 	if (unlikely(!DBB_BH_EXCLUSIVE || !in_softirq() || in_hardirq() ||
 		     in_nmi())) {

@@ -12,9 +12,8 @@
  *   ring_alloc  ring allocation when the port opens (the open fails)
  *
  * and "injected" counts the faults injected so far.  Writing 1 to
- * "panic_in_poll" panics the kernel in the next receive pass that hands
- * the stack a frame, inside its dbbatch batch: what netconsole must still
- * get out of
+ * "panic_in_poll" panics the kernel in the next receive pass whose
+ * dbbatch batch is open, inside it: what netconsole must still get out of
  * the box.  Writing 1 to "carrier_off_at_flush" drops the carrier at
  * the next ndo_xdp_xmit() that brings XDP_XMIT_FLUSH while frames an
  * earlier call queued are unpublished, as a link lost between devmap's

@@ -6,8 +6,9 @@
  *
  * The NAPI poll registered for every queue vector is one dbbatch pass:
  * its batch opens when the pass first hands the stack a packet, so a poll
- * that only reclaims transmitted buffers, or sends every frame to XDP,
- * opens none.
+ * that only reclaims transmitted buffers, or whose frames all go to
+ * XDP_REDIRECT, XDP_TX or XDP_DROP, opens none (unless GRO holds frames
+ * of an earlier pass).
  */
 
 #include <linux/bitfield.h>

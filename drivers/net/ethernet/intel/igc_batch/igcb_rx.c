@@ -284,7 +284,8 @@ static struct sk_buff *igcb_rx_build(struct igcb_rx_ring *ring,
  *
  * The first frame handed to the stack opens the pass's batch: packets the
  * pass forwards hold their transmit doorbells until it ends.  Frames XDP
- * keeps (redirect, TX, drop) ring once at the end of the poll anyway.
+ * redirects or sends back are published once at the end of the poll
+ * anyway; a dropped one publishes nothing.
  *
  * Return: frames handed on (to the stack or to XDP), or @budget when the
  * ring could not be refilled, so that NAPI polls again.

@@ -83,8 +83,9 @@ static int octf_poll(struct napi_struct *napi, int budget,
 		     struct dbbatch *batch);
 
 /* One dbbatch pass, its batch opened when the pass first hands the stack
- * a frame: a poll that only reclaims transmitted buffers, or sends every
- * frame to XDP, opens none.
+ * a frame: a poll that only reclaims transmitted buffers, or whose frames
+ * all go to XDP_REDIRECT, XDP_TX or XDP_DROP, opens none (unless GRO
+ * holds frames of an earlier pass).
  */
 static int octf_napi_poll(struct napi_struct *napi, int budget)
 {
@@ -202,7 +203,9 @@ void octf_irq_rearm(struct octf_qv *qv)
 	writeq(OCTF_CNTS_RESEND, qv->oq.cnts);
 }
 
-/* One NAPI pass: transmit completions, then receive (inside the batch) */
+/* One NAPI pass: transmit completions, then receive; the first frame
+ * handed to the stack opens the pass's batch.
+ */
 static int octf_poll(struct napi_struct *napi, int budget,
 		     struct dbbatch *batch)
 {
