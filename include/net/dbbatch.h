@@ -156,36 +156,6 @@ static inline bool dbbatch_tx_sent_queue(struct dbbatch_queue *q,
 }
 
 /**
- * dbbatch_napi_poll - run a NAPI poll function inside a batch
- * @napi: the NAPI instance
- * @budget: its budget
- * @poll: the driver's receive poll
- *
- * Use as the body of the poll function registered with netif_napi_add().
- * When @poll used its whole budget the core would hand the remaining GRO
- * and rx_list packets to the stack after the poll returns, outside the
- * batch; they are handed over here, inside it, instead.  A zero budget
- * (netpoll) receives nothing, so it runs without a batch.
- */
-static __always_inline int dbbatch_napi_poll(struct napi_struct *napi,
-					     int budget,
-					     int (*poll)(struct napi_struct *,
-							 int))
-{
-	struct dbbatch b;
-	int work;
-
-	if (!budget)
-		return poll(napi, budget);
-	dbbatch_open(&b);
-	work = poll(napi, budget);
-	if (work >= budget)
-		dbbatch_napi_deliver(napi);
-	dbbatch_close(&b);
-	return work;
-}
-
-/**
  * dbbatch_pass_deliver - a receive pass is about to hand the stack a packet
  * @b: the handle from dbbatch_pass_begin()
  *
@@ -230,8 +200,8 @@ static inline void dbbatch_pass_begin(struct dbbatch *b,
  * @work: what the poll returns
  * @budget: its budget
  *
- * As dbbatch_napi_poll() does after the poll: when a batch is open and the
- * poll used its whole budget, the GRO and rx_list packets are handed over
+ * When a batch is open and the poll used its whole budget, the GRO and
+ * rx_list packets the core would hand over after the poll are handed over
  * inside it; then it closes.
  */
 static inline void dbbatch_pass_end(struct dbbatch *b,
@@ -244,6 +214,34 @@ static inline void dbbatch_pass_end(struct dbbatch *b,
 	if (work >= budget)
 		dbbatch_napi_deliver(napi);
 	dbbatch_close(b);
+}
+
+/**
+ * dbbatch_napi_poll - run a NAPI poll function inside a batch
+ * @napi: the NAPI instance
+ * @budget: its budget
+ * @poll: the driver's receive poll
+ *
+ * Use as the body of the poll function registered with netif_napi_add().
+ * When @poll used its whole budget the core would hand the remaining GRO
+ * and rx_list packets to the stack after the poll returns, outside the
+ * batch; they are handed over here, inside it, instead.  A zero budget
+ * (netpoll) receives nothing, so it runs without a batch.
+ */
+static __always_inline int dbbatch_napi_poll(struct napi_struct *napi,
+					     int budget,
+					     int (*poll)(struct napi_struct *,
+							 int))
+{
+	struct dbbatch b;
+	int work;
+
+	/* a pass that opens at once, not on its first delivery */
+	dbbatch_pass_begin(&b, napi, budget);
+	dbbatch_pass_deliver(&b);
+	work = poll(napi, budget);
+	dbbatch_pass_end(&b, napi, work, budget);
+	return work;
 }
 
 /**

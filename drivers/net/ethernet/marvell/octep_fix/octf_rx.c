@@ -333,9 +333,8 @@ static u32 octf_oq_refill(struct octf_oq *oq)
  * @batch: the poll's dbbatch pass; the first frame handed to the stack
  *	opens its batch
  *
- * One read of OUT_CNTS when the
- * last one is used up, one write acknowledging what was taken, one credit
- * write at most.
+ * One read of OUT_CNTS when the last one is used up, one write
+ * acknowledging what was taken, one credit write at most.
  *
  * Return: frames handed on, or @budget to be polled again (pages short).
  */
