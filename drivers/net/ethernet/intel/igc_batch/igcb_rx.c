@@ -254,6 +254,20 @@ static void igcb_rx_count_drop(struct igcb_rx_ring *ring)
 	u64_stats_update_end(&ring->sync);
 }
 
+/* Every drop alike: free the frame's skb and page, skip its rest (!@eop). */
+static inline void igcb_rx_lose(struct igcb_rx_ring *ring,
+				struct sk_buff **skb, struct page *page,
+				bool eop)
+{
+	if (page)
+		page_pool_recycle_direct(ring->pp, page);
+	if (*skb)
+		dev_kfree_skb_any(*skb);
+	*skb = NULL;
+	ring->discard = !eop;
+	igcb_rx_count_drop(ring);
+}
+
 /* The first buffer of a frame, as an skb built around its page. */
 static struct sk_buff *igcb_rx_build(struct igcb_rx_ring *ring,
 				     struct page *page, unsigned int headroom,
@@ -343,11 +357,7 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 		cleaned++;
 		if (unlikely(!page)) {
 			/* Never posted: lose the frame it belongs to. */
-			if (skb)
-				dev_kfree_skb_any(skb);
-			skb = NULL;
-			ring->discard = !eop;
-			igcb_rx_count_drop(ring);
+			igcb_rx_lose(ring, &skb, NULL, eop);
 			continue;
 		}
 		if (unlikely(len > IGCB_RX_BUFSZ))
@@ -384,28 +394,22 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 				len = xdp.data_end - xdp.data;
 				metasize = xdp.data - xdp.data_meta;
 			} else if (prog) {
-				/* XDP sees whole frames only: drop this one. */
-				page_pool_recycle_direct(ring->pp, page);
-				ring->discard = true;
-				igcb_rx_count_drop(ring);
+				/* XDP sees whole frames only: drop this one
+				 * (not its last buffer: the rest is discarded).
+				 */
+				igcb_rx_lose(ring, &skb, page, eop);
 				continue;
 			}
 			skb = igcb_rx_build(ring, page, headroom, len, metasize);
 			if (unlikely(!skb)) {
-				page_pool_recycle_direct(ring->pp, page);
-				ring->discard = !eop;
-				igcb_rx_count_drop(ring);
+				igcb_rx_lose(ring, &skb, page, eop);
 				continue;
 			}
 		} else {
 			unsigned int nr = skb_shinfo(skb)->nr_frags;
 
 			if (unlikely(nr >= MAX_SKB_FRAGS)) {
-				page_pool_recycle_direct(ring->pp, page);
-				dev_kfree_skb_any(skb);
-				skb = NULL;
-				ring->discard = !eop;
-				igcb_rx_count_drop(ring);
+				igcb_rx_lose(ring, &skb, page, eop);
 				continue;
 			}
 			skb_add_rx_frag(skb, nr, page, IGCB_RX_HEADROOM, len,
@@ -417,9 +421,8 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 
 		if (unlikely(staterr & IGCB_RXD_ERR_RXE) &&
 		    !(ring->netdev->features & NETIF_F_RXALL)) {
-			dev_kfree_skb_any(skb);
-			skb = NULL;
-			igcb_rx_count_drop(ring);
+			/* The page is the skb's now; discard stays clear. */
+			igcb_rx_lose(ring, &skb, NULL, eop);
 			continue;
 		}
 		if (eth_skb_pad(skb)) {
