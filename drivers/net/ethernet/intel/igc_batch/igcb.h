@@ -368,7 +368,7 @@ struct igcb_adapter {
 	unsigned int rar_used;	/* receive addresses 1.. in use */
 
 	spinlock_t stats_lock;	/* MAC counters are read-to-clear */
-	u64 *mac;		/* igcb_mac_stats_n accumulated counters */
+	u64 *mac_stats;	/* igcb_mac_stats_n accumulated counters */
 	u64 rx_hw_drops[IGCB_MAX_QUEUES];
 	u64 tx_timeouts;
 	u64 resets;

@@ -327,7 +327,7 @@ static void igcb_get_ethtool_stats(struct net_device *netdev,
 		igcb_update_stats(a);
 	spin_lock(&a->stats_lock);
 	for (i = 0; i < igcb_mac_stats_n; i++)
-		*data++ = a->mac[i];
+		*data++ = a->mac_stats[i];
 	memcpy(hw_drops, a->rx_hw_drops, sizeof(hw_drops));
 	*data++ = a->tx_timeouts;
 	*data++ = a->resets;

@@ -85,7 +85,7 @@ u64 igcb_mac_stat(const struct igcb_adapter *a, u32 reg)
 
 	for (i = 0; i < igcb_mac_stats_n; i++)
 		if (igcb_mac_stats[i].lo == reg)
-			return a->mac[i];
+			return a->mac_stats[i];
 	return 0;
 }
 
@@ -102,7 +102,7 @@ void igcb_update_stats(struct igcb_adapter *a)
 	unsigned int i;
 
 	spin_lock(&a->stats_lock);
-	igcb_hw_read_stats(hw, a->mac);
+	igcb_hw_read_stats(hw, a->mac_stats);
 	/* Per-queue drops (no descriptor) do not clear on read. */
 	for (i = 0; i < a->num_queues && !READ_ONCE(hw->removed); i++) {
 		u32 v = igcb_rd32(hw, IGCB_RQDPC(i));
@@ -956,9 +956,10 @@ static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	hw->device_id = pdev->device;
 	mutex_init(&hw->phy_lock);
 
-	a->mac = kcalloc(igcb_mac_stats_n, sizeof(*a->mac), GFP_KERNEL);
-	if (!a->mac)
-		goto err_mac;
+	a->mac_stats = kcalloc(igcb_mac_stats_n, sizeof(*a->mac_stats),
+			       GFP_KERNEL);
+	if (!a->mac_stats)
+		goto err_mac_stats;
 
 	err = -EIO;
 	hw->io = pci_iomap(pdev, 0, 0);
@@ -1061,8 +1062,8 @@ err_irq:
 err_hw:
 	pci_iounmap(pdev, hw->io);
 err_iomap:
-	kfree(a->mac);
-err_mac:
+	kfree(a->mac_stats);
+err_mac_stats:
 	free_netdev(netdev);
 err_netdev:
 	igcb_aer_reporting(pdev, false);
@@ -1090,7 +1091,7 @@ static void igcb_remove(struct pci_dev *pdev)
 	pci_iounmap(pdev, a->hw.io);
 	igcb_aer_reporting(pdev, false);
 	pci_release_mem_regions(pdev);
-	kfree(a->mac);
+	kfree(a->mac_stats);
 	mutex_destroy(&a->hw.phy_lock);
 	free_netdev(netdev);
 	pci_disable_device(pdev);
