@@ -4,7 +4,7 @@
  *
  * One queue pair (a TX ring and an RX ring) per MSI-X queue vector, one
  * NAPI instance per pair; vector 0 carries the other causes (link).  All
- * tail (doorbell) writes go through igcb_db.c.
+ * tail (doorbell) writes go through igcb_doorbell.c.
  */
 #ifndef _IGCB_H
 #define _IGCB_H
@@ -515,15 +515,15 @@ void igcb_rss_setup(struct igcb_adapter *a);
 void igcb_rss_write_reta(struct igcb_adapter *a);
 void igcb_rss_default_reta(struct igcb_adapter *a);
 
-/* igcb_db.c: the only writers of TDT and RDT */
-void igcb_db_tx_init(struct igcb_tx_ring *ring);
-void igcb_db_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes);
-void igcb_db_tx_publish(struct igcb_tx_ring *ring);
-bool igcb_db_tx_flush_xdp(struct igcb_tx_ring *ring);
-void igcb_db_tx_quiesce(struct igcb_adapter *a);
-void igcb_db_tx_watch(struct igcb_tx_ring *ring);
-void igcb_db_rx_init(struct igcb_rx_ring *ring);
-void igcb_db_rx_publish(struct igcb_rx_ring *ring);
+/* igcb_doorbell.c: the only writers of TDT and RDT */
+void igcb_doorbell_tx_init(struct igcb_tx_ring *ring);
+void igcb_doorbell_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes);
+void igcb_doorbell_tx_publish(struct igcb_tx_ring *ring);
+bool igcb_doorbell_tx_flush_xdp(struct igcb_tx_ring *ring);
+void igcb_doorbell_tx_quiesce(struct igcb_adapter *a);
+void igcb_doorbell_tx_watch(struct igcb_tx_ring *ring);
+void igcb_doorbell_rx_init(struct igcb_rx_ring *ring);
+void igcb_doorbell_rx_publish(struct igcb_rx_ring *ring);
 
 /* igcb_xdp.c */
 #define IGCB_XDP_PASS		0

@@ -405,7 +405,7 @@ static void igcb_down(struct igcb_adapter *a)
 	netif_carrier_off(netdev);
 	netif_tx_disable(netdev);
 	/* No batch may still hold a doorbell of ours once we go on. */
-	igcb_db_tx_quiesce(a);
+	igcb_doorbell_tx_quiesce(a);
 
 	igcb_wr32(hw, IGCB_TCTL, igcb_rd32(hw, IGCB_TCTL) & ~IGCB_TCTL_EN);
 	igcb_wrflush(hw);
@@ -852,7 +852,7 @@ static void igcb_watchdog_task(struct work_struct *work)
 
 	igcb_update_stats(a);
 	for (i = 0; i < a->num_queues; i++)
-		igcb_db_tx_watch(&a->qv[i]->tx);
+		igcb_doorbell_tx_watch(&a->qv[i]->tx);
 	igcb_tx_hang_check(a);
 	/* Rings starved by an allocation failure get polled again. */
 	igcb_irq_kick(a);

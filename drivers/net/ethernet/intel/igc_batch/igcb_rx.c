@@ -131,7 +131,7 @@ void igcb_rx_ring_configure(struct igcb_rx_ring *ring)
 	igcb_wr32(hw, IGCB_RDH(n), 0);
 	ring->rdt = hw->io + IGCB_RDT(n);
 	memset(ring->desc, 0, ring->size);
-	igcb_db_rx_init(ring);
+	igcb_doorbell_rx_init(ring);
 
 	igcb_wr32(hw, IGCB_SRRCTL(n),
 		  FIELD_PREP(IGCB_SRRCTL_BSIZEPKT, IGCB_RX_BUFSZ / 1024) |
@@ -181,7 +181,7 @@ static bool igcb_rx_refill(struct igcb_rx_ring *ring, unsigned int n)
 			i = 0;
 	}
 	ring->next_to_use = i;
-	igcb_db_rx_publish(ring);
+	igcb_doorbell_rx_publish(ring);
 	return ok;
 }
 

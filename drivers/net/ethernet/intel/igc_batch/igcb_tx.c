@@ -129,7 +129,7 @@ void igcb_tx_ring_configure(struct igcb_tx_ring *ring)
 	ring->tdt = hw->io + IGCB_TDT(n);
 	memset(ring->desc, 0, ring->size);
 	memset(ring->bufs, 0, ring->count * sizeof(*ring->bufs));
-	igcb_db_tx_init(ring);
+	igcb_doorbell_tx_init(ring);
 	igcb_hang_reset(&ring->hang);
 	netdev_tx_reset_queue(ring->dbq.txq);
 
@@ -476,7 +476,7 @@ static void igcb_tx_drop_publish(struct igcb_tx_ring *ring)
 	ring->db.dropped++;
 	u64_stats_update_end(&ring->db_sync);
 	if (!netdev_xmit_more())
-		igcb_db_tx_publish(ring);
+		igcb_doorbell_tx_publish(ring);
 }
 
 static netdev_tx_t igcb_tx_frame(struct igcb_tx_ring *ring,
@@ -494,7 +494,7 @@ static netdev_tx_t igcb_tx_frame(struct igcb_tx_ring *ring,
 		ring->db.busy++;
 		u64_stats_update_end(&ring->db_sync);
 		/* The stack retries this one later: publish the earlier. */
-		igcb_db_tx_publish(ring);
+		igcb_doorbell_tx_publish(ring);
 		return NETDEV_TX_BUSY;
 	}
 
@@ -516,7 +516,7 @@ static netdev_tx_t igcb_tx_frame(struct igcb_tx_ring *ring,
 
 	/* Room for the next packet, then BQL and the doorbell. */
 	igcb_tx_maybe_stop(ring, IGCB_TX_DESC_NEEDED);
-	igcb_db_tx_sent(ring, first->bytes);
+	igcb_doorbell_tx_sent(ring, first->bytes);
 	return NETDEV_TX_OK;
 
 drop:

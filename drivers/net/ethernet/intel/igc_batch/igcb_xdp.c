@@ -5,7 +5,7 @@
  *
  * XDP frames share the stack's TX rings (ring = CPU mod queues) and their
  * xmit lock.  They are published once per poll (XDP_TX) or per
- * XDP_XMIT_FLUSH (redirect), through igcb_db_tx_flush_xdp(), which skips
+ * XDP_XMIT_FLUSH (redirect), through igcb_doorbell_tx_flush_xdp(), which skips
  * the doorbell when there is nothing new: when 0 frames were queued, or
  * when the stack already published them.
  */
@@ -185,7 +185,7 @@ void igcb_xdp_finalize(struct igcb_adapter *a, unsigned int flags)
 		struct igcb_tx_ring *ring = igcb_xdp_ring(a, cpu);
 
 		__netif_tx_lock(ring->dbq.txq, cpu);
-		igcb_db_tx_flush_xdp(ring);
+		igcb_doorbell_tx_flush_xdp(ring);
 		__netif_tx_unlock(ring->dbq.txq);
 	}
 	if (flags & IGCB_XDP_REDIR)
@@ -225,7 +225,7 @@ int igcb_xdp_xmit(struct net_device *netdev, int n,
 	 */
 	if (unlikely(!netif_carrier_ok(netdev))) {
 		if (flags & XDP_XMIT_FLUSH)
-			igcb_db_tx_publish(ring);
+			igcb_doorbell_tx_publish(ring);
 		__netif_tx_unlock(ring->dbq.txq);
 		return -ENETDOWN;
 	}
@@ -234,7 +234,7 @@ int igcb_xdp_xmit(struct net_device *netdev, int n,
 		if (igcb_xdp_queue(ring, frames[i], false))
 			break;
 	if (flags & XDP_XMIT_FLUSH)
-		igcb_db_tx_flush_xdp(ring);
+		igcb_doorbell_tx_flush_xdp(ring);
 	if (unlikely(i < n)) {
 		u64_stats_update_begin(&ring->db_sync);
 		ring->db.xdp_xmit_err += n - i;

@@ -7,7 +7,7 @@
  * MSI-X vector 16 + q, one NAPI instance per pair; vector 8 carries the
  * firmware's causes (control mailbox, heartbeat).  The receive doorbell
  * is a credit (octf_credit.h); the transmit doorbell goes through
- * octf_db.c and dbbatch.
+ * octf_doorbell.c and dbbatch.
  */
 #ifndef _OCTF_H
 #define _OCTF_H
@@ -424,12 +424,12 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 		  struct dbbatch *batch);
 void octf_oq_watch(struct octf_oq *oq);
 
-/* octf_db.c: the only writer of IN_INSTR_DBELL */
-void octf_db_tx_init(struct octf_iq *iq);
-void octf_db_tx_sent(struct octf_iq *iq, unsigned int bytes);
-void octf_db_tx_publish(struct octf_iq *iq);
-bool octf_db_tx_flush_xdp(struct octf_iq *iq);
-void octf_db_tx_quiesce(struct octf_port *p);
+/* octf_doorbell.c: the only writer of IN_INSTR_DBELL */
+void octf_doorbell_tx_init(struct octf_iq *iq);
+void octf_doorbell_tx_sent(struct octf_iq *iq, unsigned int bytes);
+void octf_doorbell_tx_publish(struct octf_iq *iq);
+bool octf_doorbell_tx_flush_xdp(struct octf_iq *iq);
+void octf_doorbell_tx_quiesce(struct octf_port *p);
 
 /* octf_xdp.c */
 #define OCTF_XDP_PASS		0

@@ -105,7 +105,7 @@ static void octf_down(struct octf_port *p)
 		octf_oq_disable(&p->qv[i]->oq);
 	}
 	/* no batch may still hold a doorbell of the rings about to go */
-	octf_db_tx_quiesce(p);
+	octf_doorbell_tx_quiesce(p);
 	for (i = 0; i < p->num_queues; i++)
 		octf_iq_drop_all(&p->qv[i]->iq);
 }

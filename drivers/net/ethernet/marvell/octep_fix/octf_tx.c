@@ -3,7 +3,7 @@
  * octep_fix transmit: input rings of 64-byte instructions, one per packet,
  * the data given directly (linear packets) or through a gather list (one
  * pointer per fragment, lengths stored reversed in each 4-pointer entry).
- * Completions are counted by IN_CNTS; BQL; the doorbell in octf_db.c.
+ * Completions are counted by IN_CNTS; BQL; the doorbell in octf_doorbell.c.
  *
  * Instructions from next_to_clean up to next_to_use are the device's; one
  * slot always stays free so that a full ring never looks empty.
@@ -77,7 +77,7 @@ void octf_iq_configure(struct octf_iq *iq)
 	writel(OCTF_DBELL_CLEAR, iq->dbell);
 	/* Whatever completed before counts for nothing now. */
 	writel(readl(iq->cnts), iq->cnts);
-	octf_db_tx_init(iq);
+	octf_doorbell_tx_init(iq);
 	memset(iq->desc, 0, iq->count * sizeof(*iq->desc));
 
 	for (i = 0; i < OCTF_IDLE_POLLS && readl(iq->dbell); i++)
@@ -198,7 +198,7 @@ static void octf_iq_drop(struct octf_iq *iq, struct sk_buff *skb)
 	iq->st.dropped++;
 	u64_stats_update_end(&iq->sync);
 	/* instructions queued with xmit_more before it must not wait */
-	octf_db_tx_publish(iq);
+	octf_doorbell_tx_publish(iq);
 }
 
 netdev_tx_t octf_xmit(struct sk_buff *skb, struct net_device *netdev)
@@ -211,7 +211,7 @@ netdev_tx_t octf_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	/* The block sends what it is given: pad short frames ourselves. */
 	if (skb_put_padto(skb, ETH_ZLEN)) {
-		octf_db_tx_publish(iq);
+		octf_doorbell_tx_publish(iq);
 		return NETDEV_TX_OK;
 	}
 	if (unlikely(skb->len + p->fw.fsz > U16_MAX)) {
@@ -223,7 +223,7 @@ netdev_tx_t octf_xmit(struct sk_buff *skb, struct net_device *netdev)
 		u64_stats_update_begin(&iq->sync);
 		iq->st.busy++;
 		u64_stats_update_end(&iq->sync);
-		octf_db_tx_publish(iq);
+		octf_doorbell_tx_publish(iq);
 		return NETDEV_TX_BUSY;
 	}
 
@@ -259,7 +259,7 @@ netdev_tx_t octf_xmit(struct sk_buff *skb, struct net_device *netdev)
 	iq->next_to_use = idx + 1 == iq->count ? 0 : idx + 1;
 	skb_tx_timestamp(skb);
 	octf_iq_maybe_stop(iq);
-	octf_db_tx_sent(iq, skb->len);
+	octf_doorbell_tx_sent(iq, skb->len);
 	return NETDEV_TX_OK;
 
 err_map:

@@ -5,7 +5,7 @@
  *
  * XDP frames share the stack's input rings (ring = CPU mod queues) and
  * their xmit lock, one instruction per frame, and are announced once per
- * poll (XDP_TX) or per XDP_XMIT_FLUSH through octf_db_tx_flush_xdp(),
+ * poll (XDP_TX) or per XDP_XMIT_FLUSH through octf_doorbell_tx_flush_xdp(),
  * which skips the doorbell when there is nothing new.  XDP sees frames of
  * one buffer: the MTU is limited to what a buffer holds while a program
  * is attached.
@@ -131,7 +131,7 @@ void octf_xdp_finalize(struct octf_port *p, unsigned int flags)
 		struct octf_iq *iq = octf_xdp_ring(p, cpu);
 
 		__netif_tx_lock(iq->dbq.txq, cpu);
-		octf_db_tx_flush_xdp(iq);
+		octf_doorbell_tx_flush_xdp(iq);
 		__netif_tx_unlock(iq->dbq.txq);
 	}
 	if (flags & OCTF_XDP_REDIR)
@@ -163,7 +163,7 @@ int octf_xdp_xmit(struct net_device *netdev, int n,
 	__netif_tx_lock(iq->dbq.txq, cpu);
 	if (unlikely(!netif_carrier_ok(netdev))) {
 		if (flags & XDP_XMIT_FLUSH)
-			octf_db_tx_publish(iq);
+			octf_doorbell_tx_publish(iq);
 		__netif_tx_unlock(iq->dbq.txq);
 		return -ENETDOWN;
 	}
@@ -172,7 +172,7 @@ int octf_xdp_xmit(struct net_device *netdev, int n,
 		if (octf_xdp_queue(iq, frames[i], false))
 			break;
 	if (flags & XDP_XMIT_FLUSH)
-		octf_db_tx_flush_xdp(iq);
+		octf_doorbell_tx_flush_xdp(iq);
 	if (unlikely(i < n)) {
 		u64_stats_update_begin(&iq->sync);
 		iq->st.xdp_xmit_err += n - i;

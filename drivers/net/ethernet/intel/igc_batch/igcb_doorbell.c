@@ -17,7 +17,7 @@
  * tx_db_batched: a stack transmit made while a receive NAPI pass runs on
  *   this CPU (any igc_batch port's, or any dbbatch user's) holds its
  *   doorbell as if xmit_more were set, while the ring is at most 1/8 full;
- *   the dbbatch core runs igcb_db_batch_flush() once when the pass ends.
+ *   the dbbatch core runs igcb_doorbell_batch_flush() once when the pass ends.
  *   With the knob off the stack's transmit rings per packet unless
  *   xmit_more, exactly as upstream igc does.
  *
@@ -32,14 +32,14 @@
 
 #include "igcb.h"
 
-enum igcb_db_why {
+enum igcb_doorbell_why {
 	IGCB_DB_XMIT,		/* a stack transmit that must ring now */
 	IGCB_DB_BATCH,		/* the end of a receive pass that held us */
 	IGCB_DB_XDP,		/* XDP_TX end of poll, ndo_xdp_xmit flush */
 	IGCB_DB_RESCUE,		/* watchdog: a tail left unpublished */
 };
 
-static bool igcb_db_skip_empty(const struct igcb_tx_ring *ring)
+static bool igcb_doorbell_skip_empty(const struct igcb_tx_ring *ring)
 {
 	return READ_ONCE(ring->adapter->db_flags) & IGCB_DB_SKIP_EMPTY;
 }
@@ -48,7 +48,8 @@ static bool igcb_db_skip_empty(const struct igcb_tx_ring *ring)
  * the MMIO write, including those another CPU made under this queue's xmit
  * lock before we took it.
  */
-static void igcb_db_tx_write(struct igcb_tx_ring *ring, enum igcb_db_why why)
+static void igcb_doorbell_tx_write(struct igcb_tx_ring *ring,
+				   enum igcb_doorbell_why why)
 {
 	u16 tail = ring->next_to_use;
 
@@ -65,34 +66,35 @@ static void igcb_db_tx_write(struct igcb_tx_ring *ring, enum igcb_db_why why)
 }
 
 /* Ring unless skip-empty says there is nothing new. */
-static bool igcb_db_tx_flush(struct igcb_tx_ring *ring, enum igcb_db_why why)
+static bool igcb_doorbell_tx_flush(struct igcb_tx_ring *ring,
+				   enum igcb_doorbell_why why)
 {
 	if (!dbb_tail_pending(ring->next_to_use, ring->tail_written) &&
-	    igcb_db_skip_empty(ring)) {
+	    igcb_doorbell_skip_empty(ring)) {
 		u64_stats_update_begin(&ring->db_sync);
 		ring->db.skipped_empty++;
 		u64_stats_update_end(&ring->db_sync);
 		return false;
 	}
-	igcb_db_tx_write(ring, why);
+	igcb_doorbell_tx_write(ring, why);
 	return true;
 }
 
 /* dbbatch's flush hook: the queue's xmit lock is held, BH disabled. */
-static bool igcb_db_batch_flush(struct dbbatch_queue *q)
+static bool igcb_doorbell_batch_flush(struct dbbatch_queue *q)
 {
-	return igcb_db_tx_flush(container_of(q, struct igcb_tx_ring, dbq),
-				IGCB_DB_BATCH);
+	return igcb_doorbell_tx_flush(container_of(q, struct igcb_tx_ring, dbq),
+				      IGCB_DB_BATCH);
 }
 
 /**
- * igcb_db_tx_init - doorbell state of a TX ring being set up
+ * igcb_doorbell_tx_init - doorbell state of a TX ring being set up
  * @ring: the ring, its queue stopped, its registers just programmed
  *
  * TDT must read 0 like TDH; it does after a reset, so it is only written
  * when it does not (skip-empty applies to setup too).
  */
-void igcb_db_tx_init(struct igcb_tx_ring *ring)
+void igcb_doorbell_tx_init(struct igcb_tx_ring *ring)
 {
 	struct igcb_hw *hw = &ring->adapter->hw;
 
@@ -101,19 +103,19 @@ void igcb_db_tx_init(struct igcb_tx_ring *ring)
 	ring->tail_written = 0;
 	ring->stall_seen = false;
 	if (igcb_rd32(hw, IGCB_TDT(ring->qid)))
-		igcb_db_tx_write(ring, IGCB_DB_XMIT);
+		igcb_doorbell_tx_write(ring, IGCB_DB_XMIT);
 	dbbatch_queue_init(&ring->dbq,
 			   netdev_get_tx_queue(ring->netdev, ring->qid),
-			   igcb_db_batch_flush);
+			   igcb_doorbell_batch_flush);
 }
 
 /**
- * igcb_db_tx_sent - account a queued stack packet and decide its doorbell
+ * igcb_doorbell_tx_sent - account a queued stack packet and decide its doorbell
  * @ring: the ring; the caller holds its xmit lock, has written the
  *	descriptors and made its may-stop check
  * @bytes: the packet's bytes for BQL
  */
-void igcb_db_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes)
+void igcb_doorbell_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes)
 {
 	struct netdev_queue *txq = ring->dbq.txq;
 	bool more = netdev_xmit_more();
@@ -128,7 +130,7 @@ void igcb_db_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes)
 		now = netif_xmit_stopped(txq) || !more;
 	}
 	if (now) {
-		igcb_db_tx_flush(ring, IGCB_DB_XMIT);
+		igcb_doorbell_tx_flush(ring, IGCB_DB_XMIT);
 		return;
 	}
 	/* Who held it: the stack's bulk or our batch.  Each transmit is
@@ -144,7 +146,7 @@ void igcb_db_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes)
 }
 
 /**
- * igcb_db_tx_publish - publish what is queued, on a transmit that failed
+ * igcb_doorbell_tx_publish - publish what is queued, on a transmit that failed
  * @ring: the ring; the caller holds its xmit lock
  *
  * A transmit refused (NETDEV_TX_BUSY) or dropped must not strand the
@@ -152,14 +154,14 @@ void igcb_db_tx_sent(struct igcb_tx_ring *ring, unsigned int bytes)
  * queue for a long time.  Rings only if something is unpublished, whatever
  * the knobs: an exit that publishes nothing has nothing to ring for.
  */
-void igcb_db_tx_publish(struct igcb_tx_ring *ring)
+void igcb_doorbell_tx_publish(struct igcb_tx_ring *ring)
 {
 	if (dbb_tail_pending(ring->next_to_use, ring->tail_written))
-		igcb_db_tx_write(ring, IGCB_DB_XMIT);
+		igcb_doorbell_tx_write(ring, IGCB_DB_XMIT);
 }
 
 /**
- * igcb_db_tx_flush_xdp - publish XDP frames queued on @ring
+ * igcb_doorbell_tx_flush_xdp - publish XDP frames queued on @ring
  * @ring: the ring; the caller holds its xmit lock
  *
  * For the end of a poll that did XDP_TX and for ndo_xdp_xmit's
@@ -168,13 +170,13 @@ void igcb_db_tx_publish(struct igcb_tx_ring *ring)
  *
  * Return: whether TDT was written.
  */
-bool igcb_db_tx_flush_xdp(struct igcb_tx_ring *ring)
+bool igcb_doorbell_tx_flush_xdp(struct igcb_tx_ring *ring)
 {
-	return igcb_db_tx_flush(ring, IGCB_DB_XDP);
+	return igcb_doorbell_tx_flush(ring, IGCB_DB_XDP);
 }
 
 /**
- * igcb_db_tx_quiesce - make sure no batch still holds a doorbell of @a's
+ * igcb_doorbell_tx_quiesce - make sure no batch still holds a doorbell of @a's
  * @a: the port, its queues stopped with netif_tx_disable()
  *
  * One grace period for all the queues: a batch is an RCU read-side
@@ -182,7 +184,7 @@ bool igcb_db_tx_flush_xdp(struct igcb_tx_ring *ring)
  * XDP attach slower by a grace period per queue.  Call before the rings
  * are reset or freed.
  */
-void igcb_db_tx_quiesce(struct igcb_adapter *a)
+void igcb_doorbell_tx_quiesce(struct igcb_adapter *a)
 {
 	struct dbbatch_queue *qs[IGCB_MAX_QUEUES];
 	unsigned int i;
@@ -193,7 +195,7 @@ void igcb_db_tx_quiesce(struct igcb_adapter *a)
 }
 
 /**
- * igcb_db_tx_watch - watchdog check for a tail left unpublished
+ * igcb_doorbell_tx_watch - watchdog check for a tail left unpublished
  * @ring: a running ring; called every watchdog period (2 s)
  *
  * No path should leave descriptors unpublished for long: a held doorbell
@@ -202,7 +204,7 @@ void igcb_db_tx_quiesce(struct igcb_adapter *a)
  * ticks in a row, that promise was broken (by us or by a caller); say so
  * once and ring, rather than stall the queue until it times out.
  */
-void igcb_db_tx_watch(struct igcb_tx_ring *ring)
+void igcb_doorbell_tx_watch(struct igcb_tx_ring *ring)
 {
 	struct netdev_queue *txq = ring->dbq.txq;
 
@@ -217,13 +219,13 @@ void igcb_db_tx_watch(struct igcb_tx_ring *ring)
 				 "TX queue %u: descriptors %u..%u left unpublished for a watchdog period; ringing\n",
 				 ring->qid, ring->tail_written,
 				 ring->next_to_use);
-		igcb_db_tx_write(ring, IGCB_DB_RESCUE);
+		igcb_doorbell_tx_write(ring, IGCB_DB_RESCUE);
 		ring->stall_seen = false;
 	}
 	__netif_tx_unlock_bh(txq);
 }
 
-static void igcb_db_rx_write(struct igcb_rx_ring *ring)
+static void igcb_doorbell_rx_write(struct igcb_rx_ring *ring)
 {
 	u16 tail = ring->next_to_use;
 
@@ -235,10 +237,10 @@ static void igcb_db_rx_write(struct igcb_rx_ring *ring)
 }
 
 /**
- * igcb_db_rx_init - doorbell state of an RX ring being set up
+ * igcb_doorbell_rx_init - doorbell state of an RX ring being set up
  * @ring: the ring, NAPI disabled, its registers just programmed
  */
-void igcb_db_rx_init(struct igcb_rx_ring *ring)
+void igcb_doorbell_rx_init(struct igcb_rx_ring *ring)
 {
 	struct igcb_hw *hw = &ring->adapter->hw;
 
@@ -246,15 +248,15 @@ void igcb_db_rx_init(struct igcb_rx_ring *ring)
 	ring->next_to_clean = 0;
 	ring->tail_written = 0;
 	if (igcb_rd32(hw, IGCB_RDT(ring->qid)))
-		igcb_db_rx_write(ring);
+		igcb_doorbell_rx_write(ring);
 }
 
 /**
- * igcb_db_rx_publish - hand refilled RX descriptors to the hardware
+ * igcb_doorbell_rx_publish - hand refilled RX descriptors to the hardware
  * @ring: the ring, from its NAPI poll or with NAPI disabled
  */
-void igcb_db_rx_publish(struct igcb_rx_ring *ring)
+void igcb_doorbell_rx_publish(struct igcb_rx_ring *ring)
 {
 	if (dbb_tail_pending(ring->next_to_use, ring->tail_written))
-		igcb_db_rx_write(ring);
+		igcb_doorbell_rx_write(ring);
 }

@@ -16,7 +16,7 @@
  * tx_db_batched: a stack transmit made while a receive NAPI pass runs on
  *   this CPU (any dbbatch user's: ours, igc_batch's) holds its doorbell
  *   as if xmit_more were set, while the ring is at most 1/8 full; the
- *   dbbatch core runs octf_db_batch_flush() once when the pass ends.
+ *   dbbatch core runs octf_doorbell_batch_flush() once when the pass ends.
  *   Off: the stack's transmit rings unless xmit_more.
  *
  * Locking: under the queue's xmit lock, or with the queue stopped and
@@ -25,13 +25,13 @@
 
 #include "octf.h"
 
-enum octf_db_why {
+enum octf_doorbell_why {
 	OCTF_DB_XMIT,
 	OCTF_DB_BATCH,
 	OCTF_DB_XDP,
 };
 
-static void octf_db_write(struct octf_iq *iq, enum octf_db_why why)
+static void octf_doorbell_write(struct octf_iq *iq, enum octf_doorbell_why why)
 {
 	u32 n = iq->next_to_use >= iq->tail_written ?
 		iq->next_to_use - iq->tail_written :
@@ -48,7 +48,7 @@ static void octf_db_write(struct octf_iq *iq, enum octf_db_why why)
 	u64_stats_update_end(&iq->sync);
 }
 
-static bool octf_db_flush(struct octf_iq *iq, enum octf_db_why why)
+static bool octf_doorbell_flush(struct octf_iq *iq, enum octf_doorbell_why why)
 {
 	if (!dbb_tail_pending(iq->next_to_use, iq->tail_written) &&
 	    (READ_ONCE(iq->port->db_flags) & OCTF_DB_SKIP_EMPTY)) {
@@ -57,37 +57,37 @@ static bool octf_db_flush(struct octf_iq *iq, enum octf_db_why why)
 		u64_stats_update_end(&iq->sync);
 		return false;
 	}
-	octf_db_write(iq, why);
+	octf_doorbell_write(iq, why);
 	return true;
 }
 
 /* dbbatch's flush hook: the queue's xmit lock is held, BH disabled. */
-static bool octf_db_batch_flush(struct dbbatch_queue *q)
+static bool octf_doorbell_batch_flush(struct dbbatch_queue *q)
 {
-	return octf_db_flush(container_of(q, struct octf_iq, dbq),
-			     OCTF_DB_BATCH);
+	return octf_doorbell_flush(container_of(q, struct octf_iq, dbq),
+				   OCTF_DB_BATCH);
 }
 
 /**
- * octf_db_tx_init - doorbell state of an input ring being set up
+ * octf_doorbell_tx_init - doorbell state of an input ring being set up
  * @iq: the ring, its queue stopped, its doorbell just cleared
  */
-void octf_db_tx_init(struct octf_iq *iq)
+void octf_doorbell_tx_init(struct octf_iq *iq)
 {
 	iq->next_to_use = 0;
 	iq->next_to_clean = 0;
 	iq->tail_written = 0;
 	dbbatch_queue_init(&iq->dbq, netdev_get_tx_queue(iq->netdev, iq->qid),
-			   octf_db_batch_flush);
+			   octf_doorbell_batch_flush);
 }
 
 /**
- * octf_db_tx_sent - account a queued stack packet and decide its doorbell
+ * octf_doorbell_tx_sent - account a queued stack packet and decide its doorbell
  * @iq: the ring; the caller holds its xmit lock, wrote the instruction
  *	and made its may-stop check
  * @bytes: the packet's bytes for BQL
  */
-void octf_db_tx_sent(struct octf_iq *iq, unsigned int bytes)
+void octf_doorbell_tx_sent(struct octf_iq *iq, unsigned int bytes)
 {
 	struct netdev_queue *txq = iq->dbq.txq;
 	bool more = netdev_xmit_more();
@@ -106,33 +106,33 @@ void octf_db_tx_sent(struct octf_iq *iq, unsigned int bytes)
 		now = netif_xmit_stopped(txq) || !more;
 	}
 	if (now)
-		octf_db_flush(iq, OCTF_DB_XMIT);
+		octf_doorbell_flush(iq, OCTF_DB_XMIT);
 }
 
 /**
- * octf_db_tx_publish - announce what is queued, on a transmit that failed
+ * octf_doorbell_tx_publish - announce what is queued, on a transmit that failed
  * @iq: the ring; the caller holds its xmit lock
  *
  * A refused or dropped transmit must not strand instructions queued
  * before it with xmit_more.  Rings only if something is unannounced.
  */
-void octf_db_tx_publish(struct octf_iq *iq)
+void octf_doorbell_tx_publish(struct octf_iq *iq)
 {
 	if (dbb_tail_pending(iq->next_to_use, iq->tail_written))
-		octf_db_write(iq, OCTF_DB_XMIT);
+		octf_doorbell_write(iq, OCTF_DB_XMIT);
 }
 
 /* XDP_TX end of poll and XDP_XMIT_FLUSH; the caller holds the lock. */
-bool octf_db_tx_flush_xdp(struct octf_iq *iq)
+bool octf_doorbell_tx_flush_xdp(struct octf_iq *iq)
 {
-	return octf_db_flush(iq, OCTF_DB_XDP);
+	return octf_doorbell_flush(iq, OCTF_DB_XDP);
 }
 
 /**
- * octf_db_tx_quiesce - make sure no batch still holds a doorbell of ours
+ * octf_doorbell_tx_quiesce - make sure no batch still holds a doorbell of ours
  * @p: the port, its queues stopped
  */
-void octf_db_tx_quiesce(struct octf_port *p)
+void octf_doorbell_tx_quiesce(struct octf_port *p)
 {
 	struct dbbatch_queue *qs[OCTF_MAX_QUEUES];
 	unsigned int i;
