@@ -63,7 +63,7 @@ report:
 # The core's kselftests in a QEMU guest of each Debian 12 kernel.
 lab:
 	tools/lab/setup.sh
-	tools/lab/kselftest.sh all
+	python3 tools/lab/kselftest.py all
 
 check:
 	tools/check.sh

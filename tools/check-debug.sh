@@ -10,7 +10,7 @@
 #     52 min on two cores the first time; a no-op once cached);
 #  2. our modules against its build tree, W=1 C=1, no warning allowed
 #     (tools/lab/build-modules.sh 6.12-debug);
-#  3. the core kselftests in a guest of it (tools/lab/kselftest.sh
+#  3. the core kselftests in a guest of it (tools/lab/kselftest.py
 #     6.12-debug, the code path make check uses for 6.1 and 6.12); the
 #     guest's /init ends with a kmemleak scan;
 #  4. the guest's console log scanned: one result per kind of report
@@ -70,16 +70,7 @@ mods=$repo/build/modules/$kver
 step "build W=1 C=1: $kver" tools/lab/build-modules.sh "$kver" "$mods" || finish
 
 echo "== kselftests in a guest of $kver"
-tools/lab/kselftest.sh "$K" 2>&1 | tee "$logs/kselftest.log"
-lab_rc=${PIPESTATUS[0]}
-read -r p f < <(sed -n 's/^lab: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' \
-	"$logs/kselftest.log" | tail -n 1)
-passed=$((passed + ${p:-0}))
-failed=$((failed + ${f:-0}))
-[ "${f:-0}" -eq 0 ] || failures+=("kselftest on $K: $f failed ($LAB_OUT/$kver/)")
-if [ "$lab_rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
-	result fail "kselftest on $K: lab exit status $lab_rc"
-fi
+kselftest "$K" "$logs/kselftest.log" "$LAB_OUT/$kver/"
 
 # --- the console scan -------------------------------------------------
 # KIND|ERE pairs; a line counts for the first kind it matches, so the

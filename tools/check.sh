@@ -104,26 +104,9 @@ if step "qemu: build QEMU 7.2 with dbb-igc and dbb-octep" tools/lab/qemu/build.s
 	done
 fi
 
-# kselftest K: the in-guest kselftests on kernel K; each case counts
-kselftest()
-{
-	local k=$1 lab_rc p f
-	tools/lab/kselftest.sh "$k" 2>&1 | tee "$logs/kselftest-$k.log"
-	lab_rc=${PIPESTATUS[0]}
-	# "lab: P passed, F failed, S skipped": every guest test case counts
-	read -r p f < <(sed -n 's/^lab: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' \
-		"$logs/kselftest-$k.log" | tail -n 1)
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-0}))
-	[ "${f:-0}" -eq 0 ] || failures+=("kselftest on $k: $f failed (build/lab/)")
-	if [ "$lab_rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
-		result fail "kselftest on $k: lab exit status $lab_rc"
-	fi
-}
-
 echo "== kselftests in QEMU guests"
 for k in $KERNELS; do
-	kselftest "$k"
+	kselftest "$k" "$logs/kselftest-$k.log" build/lab/
 done
 
 echo "== igc_batch kselftests in the lab (host-driven: traffic and ground truth)"
@@ -203,7 +186,7 @@ for k in $KERNELS_RT; do
 	echo "== $kver (PREEMPT_RT): build (W=1 C=1), kselftests, igc_batch lab with threaded NAPI"
 	step "build W=1 C=1: $kver" tools/lab/build-modules.sh "$kver" "$mods"
 	[ -f "$mods/igc_batch.ko" ] || continue
-	kselftest "$k"
+	kselftest "$k" "$logs/kselftest-$k.log" build/lab/
 	tap_run "igc_batch_lab-$k" "igc_batch lab" \
 		python3 tools/testing/selftests/net/dbbatch/igc_batch_lab.py \
 		--kernel "$k" --modules "$mods" --threaded-napi

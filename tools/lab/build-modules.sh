@@ -25,6 +25,14 @@ need_cmd sparse sparse
 kdir=/lib/modules/$kver/build
 bdir=$CACHE/build/$kver
 src=$bdir/src
+mkdir -p "$bdir"
+# One build at a time in this tree: a second one would wipe it under the
+# first (seen: "cannot find test_dbbatch.mod" when two lab runs built 6.1).
+exec 9>"$bdir/.lock"
+if ! flock -n 9; then
+	log "waiting for another module build for $kver ($bdir)"
+	flock 9
+fi
 rm -rf "$src"
 mkdir -p "$src" "$out"
 

@@ -1,18 +1,21 @@
-"""labvm: shared pieces of the Python lab drivers that boot Debian's kernel
-in QEMU with dbb-igc NICs (tools/lab/qemu/tests/guest_conformance.py,
-tools/lab/router.py, tools/lab/tests/forwarding.py).  Python 3 stdlib.
+"""labvm: the lab library's guest layer.  Every lab guest is built and
+booted here: Debian's kernel in QEMU, a busybox initramfs, tools/lab/guest/
+as /lab and guest/init as /init.  Python 3 stdlib.
 
     import sys; sys.path.insert(0, "<repo>/tools/lab"); import labvm
 
 * build_initramfs(): a throwaway busybox initramfs with host tools (and
   their libraries), Debian modules from the unpacked kernel image (with
-  their dependencies), our own *.ko, extra files, and an /init;
+  their dependencies), our own *.ko, extra files and trees, /lab and /init;
 * qemu_cmd(): the common part of the QEMU command line (Debian's firmware,
-  q35, TCG/KVM, serial console to a file, QMP on a UNIX socket);
+  q35, the accelerator, serial console to a file, QMP on a UNIX socket);
+* resolve_accel(): the accelerator a guest runs under: DEFAULT_ACCEL
+  ("auto") is KVM where a probe boot (kvm_usable()) shows it works, else
+  TCG_ACCEL;
 * QMP: a minimal QMP client;
-* GuestShell: a command channel into a running guest over a second serial
-  port (ttyS1 <-> a UNIX socket), for guests whose /init ends in
-  SHELL_LOOP: run a command, get its output and exit status;
+* GuestShell: a command channel into a running guest booted with
+  "lab.shell" (guest/init): ttyS1 <-> a UNIX socket; run a command, get
+  its output and exit status;
 * InsnCounter: the guest's executed-instruction count, readable at any
   moment, from the dbb_insn.so QEMU plugin (tools/lab/plugin/);
 * sections(), kernel_release(), sh(), log().
@@ -36,14 +39,21 @@ import tap
 LAB = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(LAB))
 QDIR = os.path.join(LAB, "qemu")
+GUEST = os.path.join(LAB, "guest")     # /lab in every guest
 CACHE = os.environ.get("DBBATCH_CACHE", "/var/cache/dbbatch")
-# The accelerator every lab test guest uses unless told otherwise: TCG on
-# one host thread.  QEMU 7.2's multi-threaded TCG lets a vCPU run a
-# translation made while another vCPU was patching kernel text (fixed in
-# QEMU 8.1, "accel/tcg: Always lock pages before translation"): guests died
-# of "Oops: int3" or hung (tests/tcg_text_poke.py reproduces it in
-# seconds).  Benchmarks that need both host cores ask for thread=multi.
-DEFAULT_ACCEL = "tcg,thread=single"
+# The accelerator every lab guest uses unless told otherwise: KVM where a
+# probe boot shows it works (resolve_accel()), else TCG on one host thread.  QEMU
+# 7.2's multi-threaded TCG lets a vCPU run a translation made while another
+# vCPU was patching kernel text (fixed in QEMU 8.1, "accel/tcg: Always lock
+# pages before translation"): guests died of "Oops: int3" or hung
+# (tests/tcg_text_poke.py reproduces it in seconds).  Benchmarks that need
+# both host cores ask for tcg,thread=multi.
+DEFAULT_ACCEL = "auto"
+TCG_ACCEL = "tcg,thread=single"
+ACCEL_CHOICES = ("auto", "kvm", TCG_ACCEL, "tcg,thread=multi", "tcg")
+# The probe's verdict, per machine and host kernel (whether KVM works is
+# the host's business, not the QEMU build's).
+KVM_PROBE = os.path.join(CACHE, "kvm-probe")
 
 # Tools every guest gets (tool, Debian package); cpio and busybox are used on
 # the host to build the archive, the others are copied into it.
@@ -72,18 +82,23 @@ def qemu_binary(path=None):
     return path or sh([os.path.join(QDIR, "build.sh")]).splitlines()[-1]
 
 
-def build_initramfs(kver, out, init, tools=BASE_TOOLS, kmods=("igc",),
-                    extra_ko=(), files=None, dirs=(), bash_sh=False):
+def build_initramfs(kver, out, tools=BASE_TOOLS, kmods=("igc",),
+                    extra_ko=(), files=None, dirs=(), trees=None,
+                    bash_sh=False):
     """Build OUT (gzip'd newc cpio) for kernel release KVER; return vmlinuz.
 
     tools: (tool, package) pairs that must exist on the host; all but cpio
     and busybox are copied with their libraries (kmod also provides
-    modprobe, insmod, lsmod, depmod, rmmod).  kmods: Debian modules taken
-    from the unpacked image with their dependencies.  extra_ko: our own
-    .ko files, into /lib/modules/KVER/extra.  files: {guest path: host
-    path}, copied with mode 0755.  dirs: host directories copied to the
-    same path.  bash_sh: /bin/sh is bash (the host's) instead of busybox
-    ash.  init: the text of /init."""
+    modprobe, insmod, lsmod, depmod, rmmod, modinfo).  kmods: Debian
+    modules taken from the unpacked image with their dependencies.
+    extra_ko: our own .ko files, into /lib/modules/KVER/extra.  files:
+    {guest path: host path}, copied with mode 0755.  dirs: host
+    directories copied to the same path.  trees: {guest path: host
+    directory}, copied there with the libraries of every program in it
+    (e.g. a kselftest install).  bash_sh: /bin/sh is bash (the host's)
+    instead of busybox ash.  Every guest gets tools/lab/guest/ as /lab and
+    guest/init as /init: what it does is said on the kernel command line
+    (lab.shell, lab.run=CMD)."""
     kdir = os.path.join(CACHE, "kernels", kver)
     if not os.path.exists(os.path.join(kdir, "vmlinuz")):
         raise SystemExit("no kernel image in %s; run tools/lab/setup.sh"
@@ -107,12 +122,18 @@ def build_initramfs(kver, out, init, tools=BASE_TOOLS, kmods=("igc",),
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             shutil.copy(os.path.realpath(path), dst)
 
-        def copy_bin(path):
-            copy(path)
-            for line in sh(["ldd", path]).splitlines():
+        def copy_libs(path):
+            # ldd fails on a static program: it needs nothing then
+            out = subprocess.run(["ldd", path], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL).stdout.decode()
+            for line in out.splitlines():
                 m = re.search(r"(/\S+) \(0x", line)
                 if m:
                     copy(m.group(1))
+
+        def copy_bin(path):
+            copy(path)
+            copy_libs(path)
 
         for tool, _ in tools:
             if tool in ("cpio", "busybox"):
@@ -122,7 +143,8 @@ def build_initramfs(kver, out, init, tools=BASE_TOOLS, kmods=("igc",),
             if tool == "ip" and path != "/usr/sbin/ip":
                 os.symlink(path, root + "/usr/sbin/ip")
         if shutil.which("kmod") and any(t == "kmod" for t, _ in tools):
-            for m in ("modprobe", "insmod", "lsmod", "depmod", "rmmod"):
+            for m in ("modprobe", "insmod", "lsmod", "depmod", "rmmod",
+                      "modinfo"):
                 os.symlink("/usr/bin/kmod", root + "/usr/sbin/" + m)
         if bash_sh:
             if not os.path.exists(root + "/usr/bin/bash"):
@@ -143,6 +165,19 @@ def build_initramfs(kver, out, init, tools=BASE_TOOLS, kmods=("igc",),
             os.chmod(root + gpath, 0o755)
         for d in dirs:
             shutil.copytree(d, root + d, symlinks=True, dirs_exist_ok=True)
+        for gpath, hdir in (trees or {}).items():
+            shutil.copytree(hdir, root + gpath, symlinks=True,
+                            dirs_exist_ok=True)
+            for top, _, names in os.walk(hdir):
+                for n in names:
+                    f = os.path.join(top, n)
+                    if os.path.islink(f) or not os.access(f, os.X_OK):
+                        continue
+                    with open(f, "rb") as fh:
+                        elf = fh.read(4) == b"\x7fELF"
+                    if elf:
+                        copy_libs(f)
+        shutil.copytree(GUEST, root + "/lab", dirs_exist_ok=True)
         with open(root + "/etc/passwd", "w") as f:
             f.write("root:x:0:0:root:/root:/bin/sh\n")
         with open(root + "/etc/group", "w") as f:
@@ -180,8 +215,7 @@ def build_initramfs(kver, out, init, tools=BASE_TOOLS, kmods=("igc",),
             for ko in extra_ko:
                 shutil.copy(ko, os.path.join(groot, "extra"))
         sh(["depmod", "-b", root, kver])
-        with open(root + "/init", "w") as f:
-            f.write(init)
+        shutil.copy(os.path.join(GUEST, "init"), root + "/init")
         os.chmod(root + "/init", 0o755)
         subprocess.run("cd %s && find . -mindepth 1 | LC_ALL=C sort | "
                        "cpio -o -H newc -R 0:0 --quiet | gzip -1 > %s"
@@ -195,22 +229,103 @@ def build_initramfs(kver, out, init, tools=BASE_TOOLS, kmods=("igc",),
 
 
 def qemu_cmd(qemu, accel, vmlinuz, initrd, console, qmp_path, append="",
-             mem=1024, smp=4):
-    """The common QEMU command line; the caller adds -netdev/-device."""
+             mem=1024, smp=4, quiet=True):
+    """The common QEMU command line; the caller adds -netdev/-device.
+    ACCEL goes through resolve_accel() ("auto": kvm or TCG_ACCEL).  QUIET:
+    the kernel prints warnings and worse only (loglevel=5)."""
+    accel = resolve_accel(accel)
     cmd = [qemu, "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
            "-M", "q35", "-accel", accel, "-m", str(mem), "-smp", str(smp),
            "-display", "none", "-monitor", "none", "-no-reboot",
            "-serial", "file:" + console,
            "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
            "-kernel", vmlinuz, "-initrd", initrd,
-           # Quiet, but a lockup or a stall puts every CPU's stack on the
-           # console file: a hung guest cannot be asked for its dmesg.
-           "-append", "console=ttyS0 panic=-1 quiet loglevel=5 "
-           "softlockup_all_cpu_backtrace=1 " + append]
+           # A lockup or a stall puts every CPU's stack on the console
+           # file: a hung guest cannot be asked for its dmesg.
+           "-append", "console=ttyS0 panic=-1 %ssoftlockup_all_cpu_backtrace=1 "
+           % ("quiet loglevel=5 " if quiet else "") + append]
     if accel.split(",")[0] == "kvm":
         i = cmd.index("-accel") + 2
         cmd[i:i] = ["-cpu", "host"]
     return cmd
+
+
+def resolve_accel(name=DEFAULT_ACCEL, qemu=None):
+    """The QEMU -accel argument for NAME: "auto" is kvm where
+    kvm_usable() says so, else TCG_ACCEL; any other name as it is.
+    LAB_ACCEL in the environment overrides "auto"."""
+    if name == "auto":
+        name = os.environ.get("LAB_ACCEL") or "auto"
+    if name != "auto":
+        return name
+    return "kvm" if kvm_usable(qemu) else TCG_ACCEL
+
+
+def kvm_usable(qemu=None, short="6.1"):
+    """Can this machine run a lab guest under KVM?  /dev/kvm existing is
+    not enough: on some machines a VM can be created but the guest hangs
+    in early boot.  So a probe boots kernel SHORT under KVM with a minimal
+    initramfs (guest/init, lab.run=true), bounded by LAB_KVM_PROBE_TIMEOUT
+    (60 s), and says yes only if init ran.  The verdict is kept in
+    KVM_PROBE per machine id and host kernel (LAB_KVM_REPROBE=1 or
+    deleting the file probes again); one probe runs at a time."""
+    try:
+        with open("/etc/machine-id") as f:
+            key = f.read().strip()
+    except OSError:
+        key = socket.gethostname()
+    key += " " + os.uname().release
+
+    def cached():
+        try:
+            with open(KVM_PROBE) as f:
+                v, k = f.read().split("\t")[:2]
+            return v if k == key else None
+        except (OSError, ValueError):
+            return None
+
+    if not os.environ.get("LAB_KVM_REPROBE") and cached():
+        return cached() == "yes"
+    os.makedirs(CACHE, exist_ok=True)
+    with lock("LAB_KVM_PROBE_LOCK", KVM_PROBE + ".lock", "the KVM probe"):
+        if not os.environ.get("LAB_KVM_REPROBE") and cached():
+            return cached() == "yes"
+        verdict, why = _kvm_probe(qemu_binary(qemu), short)
+        with open(KVM_PROBE + ".tmp", "w") as f:
+            f.write("%s\t%s\t%s\n" % (verdict, key, why))
+        os.replace(KVM_PROBE + ".tmp", KVM_PROBE)
+        log("KVM probe: %s (%s)" % (verdict, why))
+        return verdict == "yes"
+
+
+def _kvm_probe(qemu, short):
+    """(verdict, reason) of one probe boot under KVM."""
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return "no", "no usable /dev/kvm"
+    t = int(os.environ.get("LAB_KVM_PROBE_TIMEOUT", "60"))
+    with tempfile.TemporaryDirectory(prefix="lab-kvm-probe.") as work:
+        initrd = os.path.join(work, "initrd")
+        vmlinuz = build_initramfs(kernel_release(short), initrd, kmods=(),
+                                  tools=BASE_TOOLS[:2])
+        console = os.path.join(work, "console.log")
+        results = os.path.join(work, "results.txt")
+        log("probing KVM: booting %s under KVM (at most %d s, once per "
+            "machine)" % (short, t))
+        cmd = qemu_cmd(qemu, "kvm", vmlinuz, initrd, console,
+                       os.path.join(work, "qmp.sock"), "lab.run=true",
+                       mem=256, smp=1) + ["-nic", "none", "-serial",
+                                          "file:" + results]
+        try:
+            p = subprocess.run(cmd, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=t)
+        except subprocess.TimeoutExpired:
+            return "no", "KVM guest hung: no /init within %d s" % t
+        with open(results, errors="replace") as f:
+            if "LAB-START" in f.read():
+                return "yes", "guest reached /init"
+        return "no", "qemu -accel kvm failed (exit %d): %s" % (
+            p.returncode, p.stdout.decode(errors="replace")[:200].strip())
 
 
 def free_udp_ports(n):
@@ -280,36 +395,11 @@ def sections(text):
     return out
 
 
-# The tail of an /init that hands the guest to GuestShell: ttyS1 in raw
-# mode, then a loop reading one command per line.
-#   "X <id> <base64 script>"  runs the script in a new bash, output to ttyS1
-#   "E <id> <command>"        evals a one-line command in the loop's shell
-#                             (no fork for builtins: cheap, e.g. reading
-#                             /proc/stat between measurements)
-# each answered by "@@RC <id> <status>" on a line of its own.
-SHELL_LOOP = r"""
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-exec </dev/ttyS1 >/dev/ttyS1 2>&1
-echo "@@READY $(uname -r) $(cut -d' ' -f1 /proc/uptime)"
-while IFS= read -r line; do
-	kind=${line%% *}; rest=${line#* }; id=${rest%% *}; cmd=${rest#* }
-	case $kind in
-	X) printf '%s\n' "$cmd" | base64 -d >/tmp/.cmd.sh
-	   bash /tmp/.cmd.sh </dev/null; rc=$? ;;
-	E) eval "$cmd" </dev/null; rc=$? ;;
-	*) rc=127 ;;
-	esac
-	echo "@@RC $id $rc"
-done
-echo "@@SHELL-EOF"
-poweroff -f
-"""
-
-
 class GuestShell:
-    """Commands into a guest whose /init ends in SHELL_LOOP, through a
-    QEMU "-chardev socket,id=gsh,path=PATH,server=on,wait=off -serial
-    chardev:gsh" (the second -serial: ttyS1)."""
+    """Commands into a guest booted with "lab.shell" on its command line
+    (guest/init says the protocol), through a QEMU "-chardev
+    socket,id=gsh,path=PATH,server=on,wait=off -serial chardev:gsh" (the
+    second -serial: ttyS1)."""
 
     def __init__(self, path, timeout=120, proc=None):
         self.seq = 0
@@ -534,7 +624,7 @@ class Tap:
             print("# %s: the guest died of an int3 Oops while the kernel "
                   "patched its text: QEMU 7.2 multi-threaded TCG's fault "
                   "(console: %s/console.log); run with --accel %s"
-                  % (self.kver, out, DEFAULT_ACCEL), flush=True)
+                  % (self.kver, out, TCG_ACCEL), flush=True)
         return out
 
     def done(self, start, dirs, keep):

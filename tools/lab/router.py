@@ -90,6 +90,9 @@ CT_WARMUP_PPS = 10000   # the pass that creates every flow's entry
 # --root-port: each port's root port, by slot of the root complex (the
 # ports themselves sit in slots 4 and 5, or behind these on their bus)
 ROOT_PORT_SLOT = {"A": 6, "B": 7}
+# More ports than A and B (Router's ports=): the Nth (from 0) in slot
+# 8 + N, or behind a root port in slot 16 + N; MAC 52:54:00:db:b0:1N
+EXTRA_SLOT, EXTRA_ROOT_SLOT = 8, 16
 PER_QUEUE = ("tdt_writes", "tdt_noop_writes", "rdt_writes",
              "rdt_noop_writes", "tx_frames", "rx_frames", "rx_dropped",
              "tx_packets", "tx_desc", "rx_desc", "tx_bytes", "rx_bytes")
@@ -118,43 +121,24 @@ TRUTH_ALIASES = {
                   "rx_desc": "rx_buffers"},
 }
 
-INIT = r"""#!/bin/sh
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /dev/pts /run /tmp
-ln -sf /proc/self/fd /dev/fd
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
-mount -t bpf bpf /sys/fs/bpf
-ip link set lo up
-# No IPv6 on the ports (no ND/MLD chatter in the frame counts), no reverse
-# path filter (the sources are not routed back).
-echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
-echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
-echo 0 >/proc/sys/net/ipv4/conf/all/rp_filter
-echo 0 >/proc/sys/net/ipv4/conf/default/rp_filter
-""" + labvm.SHELL_LOOP
+class Port:
+    """A port beyond A and B (Router's ports=): NAME (a letter: QEMU id
+    nicNAME, netdev pNAME), NIC (MODEL[,props], as --nic-a), behind a
+    PCIe root port (rpNAME) if ROOT_PORT.  At boot the router gives it a
+    MAC and a wire on the host's loopback: the guest's frames arrive at
+    127.0.0.1:host_in, frames sent to 127.0.0.1:guest_in reach it."""
 
-# Guest helpers, defined in every script sent to the guest.
-GUEST_LIB = r"""
-set -u
-ifof() { for n in /sys/class/net/*; do
-	[ "$(cat $n/address 2>/dev/null)" = "$1" ] && { echo ${n##*/}; return 0; }
-	done; return 1; }
-waitif() { i=0; while [ $i -lt 150 ]; do ifof $1 >/dev/null && return 0;
-	sleep 0.1; i=$((i + 1)); done; return 1; }
-# spread IF: vector IF-TxRx-i on CPU i mod ncpus (what irqbalance or a
-# router's tuning would do; the kernel's default puts them where it likes)
-spread() { n=$(nproc); awk -v ifc="$1" '$NF ~ "^"ifc"-TxRx-[0-9]+$" {
-	sub(":", "", $1); q = $NF; sub(".*-", "", q); print $1, q }' /proc/interrupts |
-	while read -r irq q; do echo $((q % n)) >/proc/irq/$irq/smp_affinity_list; done; }
-carrier() { i=0; while [ $i -lt $(($3 * 10)) ]; do
-	[ "$(cat /sys/class/net/$1/carrier 2>/dev/null)" = "$2" ] && return 0;
-	sleep 0.1; i=$((i + 1)); done; return 1; }
-"""
+    def __init__(self, name, nic="dbb-igc", root_port=False):
+        self.name, self.nic, self.root_port = name, nic, root_port
+        self.mac = self.guest_in = self.host_in = None
+
+
+def dgram(netdev, local, remote):
+    """-netdev of a port's wire: a UDP datagram per frame, from QEMU's
+    LOCAL port to REMOTE on 127.0.0.1."""
+    return ["-netdev", "dgram,id=%s,local.type=inet,local.host=127.0.0.1,"
+            "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
+            "remote.port=%d" % (netdev, local, remote)]
 
 
 def lossless(row, count):
@@ -401,14 +385,25 @@ def cpu_stat(text):
 
 
 class Router:
-    # Debian's modules the guest gets (with their dependencies)
+    """The router guest: two ports, the drivers of CONFIGS, our EXTRA_KO.
+    A test that needs more in the guest extends it: KMODS (Debian's
+    modules, with their dependencies) and TOOLS ((host tool, package)
+    pairs, copied with their libraries) in a subclass, FILES ({guest
+    path: host path}) and DIRS (host directories, to the same path) per
+    instance."""
     KMODS = ("igc",)
+    TOOLS = (("bash", "bash"), ("bpftool", "bpftool"),
+             ("xdp-bench", "xdp-tools"), ("xdp-loader", "xdp-tools"),
+             ("tc", "iproute2"), ("iperf3", "iperf3"))
 
-    def __init__(self, args, configs, extra_ko=(), files=None):
+    def __init__(self, args, configs, extra_ko=(), files=None, dirs=(),
+                 ports=()):
         self.a = args
         self.configs = configs
         self.extra_ko = list(extra_ko)
         self.files = dict(files or {})    # guest path: host path
+        self.dirs = list(dirs)
+        self.ports = list(ports)          # Port()s beyond A and B
         self.work = args.out
         os.makedirs(self.work, exist_ok=True)
         # A guest command's time limit is for a stuck guest, not a slow
@@ -436,19 +431,17 @@ class Router:
         self.kver = kver
         initrd = os.path.join(self.work, "initramfs-%s.cpio.gz" % kver)
         t = time.time()
-        tools = labvm.BASE_TOOLS + (
-            ("bash", "bash"), ("bpftool", "bpftool"),
-            ("xdp-bench", "xdp-tools"), ("xdp-loader", "xdp-tools"),
-            ("tc", "iproute2"), ("iperf3", "iperf3"))
+        tools = labvm.BASE_TOOLS + tuple(self.TOOLS)
         bpfdir = "/usr/lib/x86_64-linux-gnu/bpf"
         kmods = self.KMODS
         if a.conntrack:
             tools += (("nft", "nftables"), ("conntrack", "conntrack"))
             kmods += CT_KMODS
         vmlinuz = labvm.build_initramfs(
-            kver, initrd, INIT, tools=tools, kmods=kmods,
+            kver, initrd, tools=tools, kmods=kmods,
             extra_ko=self.extra_ko, files=self.files,
-            dirs=[bpfdir] if os.path.isdir(bpfdir) else [], bash_sh=True)
+            dirs=([bpfdir] if os.path.isdir(bpfdir) else []) + self.dirs,
+            bash_sh=True)
         labvm.log("%s: initramfs built in %.1f s" % (kver, time.time() - t))
         self.console = os.path.join(self.work, "console.log")
         qmp_path = os.path.join(self.work, "qmp.sock")
@@ -468,10 +461,11 @@ class Router:
         if a.wire == "router" and not a.both_ways:
             self.stray = StrayCounter(pa_out)
             self.stray.start()
-        accel = a.accel
-        if a.insn and accel.split(",")[0] == "tcg":
-            accel = "tcg,thread=single"   # exact counts: one TCG thread
-        append = a.append
+        accel = labvm.resolve_accel(a.accel, a.qemu)
+        if a.insn:
+            # the plugin counts under TCG; exact counts: one TCG thread
+            accel = labvm.TCG_ACCEL
+        append = "lab.shell " + a.append
         if a.viommu:
             # DMA into a page the driver unmapped is refused (the model
             # counts dma_errors) instead of corrupting the guest.
@@ -482,15 +476,18 @@ class Router:
             cmd += ["-device", "intel-iommu"]
         cmd += [
             "-chardev", "socket,id=gsh,path=%s,server=on,wait=off"
-            % gsh_path, "-serial", "chardev:gsh",
-            "-netdev", "dgram,id=pa,local.type=inet,local.host=127.0.0.1,"
-            "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
-            "remote.port=%d" % (pa_in, pa_out),
-            "-netdev", "dgram,id=pb,local.type=inet,local.host=127.0.0.1,"
-            "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
-            "remote.port=%d" % (pb_in, pb_out)]
+            % gsh_path, "-serial", "chardev:gsh"]
+        cmd += dgram("pa", pa_in, pa_out) + dgram("pb", pb_in, pb_out)
         cmd += self.port_args(a.nic_a, "A", "pa", 4, MAC_A)
         cmd += self.port_args(a.nic_b, "B", "pb", 5, MAC_B)
+        for i, p in enumerate(self.ports):
+            p.guest_in, p.host_in = labvm.free_udp_ports(2)
+            p.mac = "52:54:00:db:b0:%02x" % (0x10 + i)
+            cmd += dgram("p" + p.name, p.guest_in, p.host_in)
+            cmd += self.port_args(p.nic, p.name, "p" + p.name,
+                                  EXTRA_SLOT + i, p.mac,
+                                  EXTRA_ROOT_SLOT + i if p.root_port
+                                  else None)
         cmd += [
             "-d", "guest_errors,plugin" if a.insn else "guest_errors",
             "-D", os.path.join(self.work, "qemu.log")]
@@ -533,6 +530,7 @@ class Router:
         labvm.log("%s: QEMU start to guest shell %.1f s (guest uptime %s s)"
                   % (kver, self.boot_time, ready[1] if len(ready) > 1
                      else "?"))
+        self.guest("/lab/router-setup.sh")
         self.boot_insn = self.insn.read() if self.insn else None
         self.idle_insn_per_s = None
         if self.insn:
@@ -584,21 +582,23 @@ class Router:
     def device_arg(nic, dev_id, netdev, addr, mac):
         """-device of one port: NIC is MODEL[,props] (--nic-a/--nic-b)."""
         model, _, props = nic.partition(",")
-        return "%s,id=%s,netdev=%s,addr=%d,mac=%s%s" % (
+        return "%s,id=%s,netdev=%s,addr=%x,mac=%s%s" % (
             model, dev_id, netdev, addr, mac, "," + props if props else "")
 
-    def port_args(self, nic, port, netdev, addr, mac):
-        """QEMU arguments of port PORT (A or B): its device in slot ADDR
-        of the root complex, or with --root-port PORT behind a PCIe root
-        port (rpA/rpB) in that slot: hot-pluggable, reachable by AER
-        (HMP pcie_aer_inject_error nicA|nicB ...)."""
+    def port_args(self, nic, port, netdev, addr, mac, root_slot=None):
+        """QEMU arguments of port PORT (nicPORT): its device in slot ADDR
+        of the root complex, or behind a PCIe root port (rpPORT) in slot
+        ROOT_SLOT (A and B: with --root-port PORT, in ROOT_PORT_SLOT):
+        hot-pluggable, reachable by AER (HMP pcie_aer_inject_error
+        nicPORT ...)."""
         dev = self.device_arg(nic, "nic" + port, netdev, addr, mac)
-        if port not in (self.a.root_port or ()):
+        if port in (self.a.root_port or ()):
+            root_slot = ROOT_PORT_SLOT[port]
+        if root_slot is None:
             return ["-device", dev]
         rp = "rp" + port
         return ["-device", "pcie-root-port,id=%s,chassis=%d,slot=%d,"
-                "bus=pcie.0,addr=%d" % (rp, addr, addr,
-                                        ROOT_PORT_SLOT[port]),
+                "bus=pcie.0,addr=%x" % (rp, addr, addr, root_slot),
                 "-device", re.sub(r",addr=\d+", "", dev) + ",bus=" + rp]
 
     def hmp(self, line):
@@ -613,8 +613,10 @@ class Router:
             self.rmem_saved = None
 
     def guest(self, script, timeout=120, check=True):
-        return self.gsh.run(GUEST_LIB + script, timeout=timeout * self.slow,
-                            check=check)
+        """Run SCRIPT in the guest after guest/lib.sh (the lab's guest
+        helpers); (status, output)."""
+        return self.gsh.run(". /lab/lib.sh\n" + script,
+                            timeout=timeout * self.slow, check=check)
 
     # ---- driver configurations and modes --------------------------------
     def load(self, cfg):
@@ -831,6 +833,11 @@ carrier $A 1 30 && carrier $B 1 30
                                 self.qmp.truth("nicA")),
                 "B": normalized(model_of(self.a.nic_b),
                                 self.qmp.truth("nicB"))}
+
+    def port_truth(self, port):
+        """The ground truth of one of the ports= beyond A and B."""
+        p = next(x for x in self.ports if x.name == port)
+        return normalized(model_of(p.nic), self.qmp.truth("nic" + port))
 
     def proc_stat(self):
         rc, out = self.gsh.eval(
@@ -1207,7 +1214,8 @@ dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace|RIP:|general protection|hung_task|
         if excuse:
             bad, more = excuse(bad)
             taint_ok |= more
-        errs = sum(sum(self.truth()[p]["guest_errors"]) for p in ("A", "B"))
+        errs = sum(sum(t["guest_errors"]) for t in list(self.truth().values())
+                   + [self.port_truth(p.name) for p in self.ports])
         return (taint >= 0 and taint & ~taint_ok == 0 and not bad and
                 not errs, "tainted=%d guest_errors=%d %s"
                 % (taint, errs, "; ".join(bad[:8])))

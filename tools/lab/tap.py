@@ -90,3 +90,57 @@ def run_cases(ns):
             t.check(name[5:], False, repr(e))
     t.plan()
     return t.exit_code()
+
+
+KTAP_RESULT = re.compile(r"(not )?ok [0-9]+([ \t]|$)")
+KTAP_SKIP = re.compile(r"#[ \t]*(SKIP|skip|Skip)")
+
+
+def count_ktap(text):
+    """Count the test cases in KTAP/TAP output as run_kselftest.sh emits
+    it: nested tests are prefixed with "# " per level (kselftest) or
+    indented by four spaces (the kernel's KTAP, e.g. a test module's
+    output from dmesg), in any mix.  Only leaves count: a result line with
+    results before it at the next level is a parent.  A failed parent with
+    no failed leaf (a test that passed its cases and then crashed or timed
+    out) counts as one failure.  The lab's own LAB- lines are not results.
+    Returns (passed, failed, skipped, [lines of the failures])."""
+    n = {"pass": 0, "fail": 0, "skip": 0}
+    failures = []
+    nchild, subfail = {}, {}
+    maxd = 0
+    for line in text.splitlines():
+        line = line.rstrip("\r")
+        if line.startswith("LAB-"):
+            continue
+        depth = 0
+        while True:
+            if line.startswith("# "):
+                line = line[2:]
+            elif line.startswith("    "):
+                line = line[4:]
+            else:
+                break
+            depth += 1
+        if not KTAP_RESULT.match(line):
+            continue
+        status = "fail" if line.startswith("not ") else "pass"
+        if KTAP_SKIP.search(line):
+            status = "skip"
+        if not nchild.get(depth + 1):           # a leaf
+            n[status] += 1
+            if status == "fail":
+                failures.append(line)
+                subfail[depth] = subfail.get(depth, 0) + 1
+        else:                                   # a parent: leaves counted
+            inside = subfail.get(depth + 1, 0)
+            if status == "fail" and not inside:
+                n["fail"] += 1
+                failures.append(line + " (no failed case inside)")
+                subfail[depth] = subfail.get(depth, 0) + 1
+            subfail[depth] = subfail.get(depth, 0) + inside
+            for d in range(depth + 1, maxd + 1):
+                nchild[d] = subfail[d] = 0
+        nchild[depth] = nchild.get(depth, 0) + 1
+        maxd = max(maxd, depth)
+    return n["pass"], n["fail"], n["skip"], failures

@@ -60,3 +60,22 @@ tap_run()
 	[ "$rc" -eq 0 ] || grep -aq '^not ok' "$log" ||
 		result fail "$prefix: harness exit $rc ($log)"
 }
+
+# kselftest K LOG WHERE: the core's kselftests in a guest of kernel K
+# (tools/lab/kselftest.py), its output to LOG; every guest test case
+# counts ("lab: P passed, F failed, S skipped"), a failed run without a
+# failed case is one failure; WHERE: its outputs, for the failure list.
+kselftest()
+{
+	local k=$1 log=$2 lab_rc p f
+	python3 tools/lab/kselftest.py "$k" 2>&1 | tee "$log"
+	lab_rc=${PIPESTATUS[0]}
+	read -r p f < <(sed -n 's/^lab: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' \
+		"$log" | tail -n 1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	[ "${f:-0}" -eq 0 ] || failures+=("kselftest on $k: $f failed ($3)")
+	if [ "$lab_rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
+		result fail "kselftest on $k: lab exit status $lab_rc"
+	fi
+}

@@ -227,23 +227,12 @@ class KsftRouter(router.Router):
     source tree (router.py builds it; we add)."""
 
     KMODS = router.Router.KMODS + FORWARDING_KMODS
+    TOOLS = router.Router.TOOLS + TOOLS
 
     def __init__(self, args, configs, extra_ko, ksrc):
-        super().__init__(args, configs, extra_ko, guest_files())
+        super().__init__(args, configs, extra_ko, guest_files(),
+                         dirs=list(PY_DIRS) + [ksrc])
         self.ksrc = ksrc
-
-    def boot(self):
-        orig = labvm.build_initramfs
-
-        def build(kver, out, init, tools=labvm.BASE_TOOLS, **kw):
-            kw["dirs"] = list(kw.get("dirs") or ()) + list(PY_DIRS) + [
-                self.ksrc]
-            return orig(kver, out, init, tools=tuple(tools) + TOOLS, **kw)
-        labvm.build_initramfs = build
-        try:
-            super().boot()
-        finally:
-            labvm.build_initramfs = orig
 
 
 def net_config(ifname):

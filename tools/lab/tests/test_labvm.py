@@ -133,6 +133,33 @@ def run_prune():
     return p.returncode if "done" in p.stdout else -1, left
 
 
+# run_kselftest.sh's output: a test whose cases passed and that then
+# timed out (a failed parent with no failed leaf), a skip, a nested
+# failure, the kernel's four-space KTAP, the lab's own lines
+KTAP = """LAB-START 6.1.0-57-amd64 3.21
+TAP version 13
+1..3
+# timeout set to 45
+# selftests: net/dbbatch: dbbatch_core.sh
+# TAP version 13
+# 1..3
+# ok 1 core: batch opens
+# ok 2 core: nested # SKIP no second CPU
+#     KTAP version 1
+#     1..2
+#     ok 1 module: a
+#     not ok 2 module: b
+# not ok 3 core: module cases
+not ok 1 selftests: net/dbbatch: dbbatch_core.sh # exit=1
+# selftests: net/dbbatch: slow.sh
+# ok 1 slow: first
+not ok 2 selftests: net/dbbatch: slow.sh # TIMEOUT 45 seconds
+ok 3 selftests: net/dbbatch: quick.sh
+LAB-TAINT 4096
+LAB-EXIT 0
+"""
+
+
 def main():
     named = "multi-threaded TCG's fault"
     cases = [
@@ -168,6 +195,44 @@ def main():
         r = run_booted(*args)
         out.check("labvm: " + name, ok(r),
                   "checks %d, failed %d, shut down %s; TAP: %r" % r)
+    p, f, sk, failures = tap.count_ktap(KTAP)
+    out.check("tap.count_ktap: leaves count, a failed parent only when no "
+              "leaf inside failed, skips apart, LAB- lines ignored",
+              (p, f, sk) == (4, 2, 1) and failures == [
+                  "not ok 2 module: b", "not ok 2 selftests: net/dbbatch: "
+                  "slow.sh # TIMEOUT 45 seconds (no failed case inside)"],
+              "passed %d, failed %d, skipped %d; failures %r"
+              % (p, f, sk, failures))
+    out.check("tap.count_ktap: output without a result counts nothing",
+              tap.count_ktap("LAB-START x\nno tests here\nLAB-EXIT 0\n")
+              [:3] == (0, 0, 0))
+    os.environ["LAB_ACCEL"] = "tcg,thread=multi"
+    forced = labvm.resolve_accel("auto")
+    del os.environ["LAB_ACCEL"]
+    out.check("labvm.resolve_accel: LAB_ACCEL decides for auto, a named "
+              "accelerator stays as it is",
+              forced == "tcg,thread=multi" and
+              labvm.resolve_accel("kvm") == "kvm", forced)
+    saved = labvm.KVM_PROBE, labvm._kvm_probe
+    probes = []
+    with tempfile.TemporaryDirectory() as d:
+        labvm.KVM_PROBE = os.path.join(d, "kvm-probe")
+        labvm._kvm_probe = lambda qemu, short: probes.append(1) or \
+            ("no", "fake probe")
+        try:
+            first = labvm.kvm_usable("qemu")
+            second = labvm.kvm_usable("qemu")
+            with open(labvm.KVM_PROBE, "w") as f:
+                f.write("yes\tanother machine\tfake\n")
+            other = labvm.kvm_usable("qemu")
+        finally:
+            labvm.KVM_PROBE, labvm._kvm_probe = saved
+    out.check("labvm.kvm_usable: one probe boot per machine, its verdict "
+              "kept; a verdict of another machine is not trusted",
+              (first, second, other, len(probes)) == (False, False, False,
+                                                      2),
+              "verdicts %s %s %s after %d probes"
+              % (first, second, other, len(probes)))
     rc, left = run_prune()
     out.check("labvm: lab_prune_cache keeps the 5 newest builds and any "
               "used in the last day, removes an older one, and succeeds "

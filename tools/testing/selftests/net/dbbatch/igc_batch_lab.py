@@ -83,7 +83,7 @@ POLICIES = [
                   label="batched"),
 ]
 
-# Guest helpers on top of router.GUEST_LIB.
+# Guest helpers on top of guest/lib.sh.
 TRACE = r"""
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T
