@@ -92,6 +92,10 @@ if step "qemu: build QEMU 7.2 with dbb-igc and dbb-octep" tools/lab/qemu/build.s
 		# A router guest: generator -> port A -> forwarding -> port B -> sink
 		tap_run "forwarding-$k" forwarding python3 tools/lab/tests/forwarding.py \
 			--kernel "$k" --keep "$repo/build/forwarding"
+		# The lab's environment object with a third port (labenv.py)
+		tap_run "lab_extra_port-$k" "lab extra port" \
+			python3 tools/testing/selftests/net/dbbatch/lab_extra_port.py \
+			--kernel "$k"
 		# QEMU 7.2 multi-threaded TCG's int3: the lab's accelerator avoids it
 		tap_run "tcg_text_poke-$k" "tcg text poke" \
 			python3 tools/lab/tests/tcg_text_poke.py --kernel "$k" --seconds 30
