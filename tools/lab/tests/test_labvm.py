@@ -6,7 +6,9 @@ of multi-threaded TCG's int3 text-patching fault is named as such (and
 still fails: labvm.DEFAULT_ACCEL cannot hit it), a fault in our modules
 or any other failure is not; router.booted: a guest that does not boot,
 or a block that raises, is one failed check, never a traceback;
-lab_prune_cache (tools/lab/lib/cache-prune.sh): which cached builds go.
+lab_prune_cache (tools/lab/lib/cache-prune.sh): which cached builds go;
+tap.count_ktap; labvm.resolve_accel and the KVM probe's cache;
+build-modules.sh waiting for another build of the same tree.
 
 Host only, no guest: prints TAP.  Exit 0 when every case passed.
 """
@@ -160,6 +162,60 @@ LAB-EXIT 0
 """
 
 
+HELLO_C = """// SPDX-License-Identifier: GPL-2.0
+#include <linux/module.h>
+
+static int __init hello_init(void)
+{
+	return 0;
+}
+module_init(hello_init);
+
+static void __exit hello_exit(void)
+{
+}
+module_exit(hello_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("build-modules.sh lock test");
+"""
+
+
+def run_build_while_locked(build_modules=None):
+    """build-modules.sh for 6.1 in a private cache, of a one-module tree,
+    while this process holds the build tree's lock as another build
+    would: (tree untouched and the build waiting after 1.5 s, its exit
+    status once the lock is let go, .ko produced)."""
+    import fcntl
+    script = build_modules or os.path.join(labvm.LAB, "build-modules.sh")
+    d = tempfile.mkdtemp(prefix="dbb-test-build.")
+    try:
+        tree = os.path.join(d, "tree")
+        os.makedirs(tree)
+        with open(os.path.join(tree, "hello.c"), "w") as f:
+            f.write(HELLO_C)
+        with open(os.path.join(tree, "Makefile"), "w") as f:
+            f.write("obj-m := hello.o\n")
+        bdir = os.path.join(d, "cache", "build", labvm.kernel_release("6.1"))
+        os.makedirs(os.path.join(bdir, "src"))
+        sentinel = os.path.join(bdir, "src", "another-build")
+        open(sentinel, "w").close()
+        env = dict(os.environ, LAB_REPO=tree,
+                   DBBATCH_CACHE=os.path.join(d, "cache"))
+        with open(os.path.join(bdir, ".lock"), "w") as lk:
+            fcntl.flock(lk, fcntl.LOCK_EX)
+            p = subprocess.Popen(["bash", script, "6.1",
+                                  os.path.join(d, "out")], env=env,
+                                 stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            time.sleep(1.5)
+            waited = os.path.exists(sentinel) and p.poll() is None
+        rc = p.wait()
+        return waited, rc, os.path.exists(os.path.join(d, "out",
+                                                       "hello.ko"))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     named = "multi-threaded TCG's fault"
     cases = [
@@ -233,6 +289,13 @@ def main():
                                                       2),
               "verdicts %s %s %s after %d probes"
               % (first, second, other, len(probes)))
+    waited, rc, ko = run_build_while_locked(
+        os.environ.get("TEST_BUILD_MODULES"))
+    out.check("build-modules.sh: a build for a kernel whose tree another "
+              "build holds waits, leaves that tree alone, then builds",
+              waited and rc == 0 and ko,
+              "waited untouched %s, exit status %d, .ko built %s"
+              % (waited, rc, ko))
     rc, left = run_prune()
     out.check("labvm: lab_prune_cache keeps the 5 newest builds and any "
               "used in the last day, removes an older one, and succeeds "
