@@ -17,7 +17,7 @@
 #     (KASAN, KFENCE, lockdep, RCU, sleep in atomic, UBSAN, ODEBUG, kmemleak,
 #     any other WARNING, e.g. DEBUG_NET's, and any other BUG/Oops); each
 #     report found is printed whole and kept in build/check-debug/splats.txt.
-#  5. tools/lab/tests/kernel_faults.py: failslab and fail_page_alloc
+#  5. tools/testing/selftests/net/dbbatch/kernel_faults.py: failslab and fail_page_alloc
 #     aimed at igc_batch and at octep_fix while they forward and change
 #     their rings (the lab generator's traffic), then lossless forwarding
 #     and kmemleak, the consoles scanned as in 4;
@@ -151,7 +151,7 @@ scan "$LAB_OUT/$kver/console.log" "kselftest guest"
 # after.  Its consoles are scanned like the others.
 echo "== failslab and fail_page_alloc in igc_batch and octep_fix on $kver"
 tap_run kernel_faults "kernel faults" \
-	python3 tools/lab/tests/kernel_faults.py --kernel "$K" \
+	python3 tools/testing/selftests/net/dbbatch/kernel_faults.py --kernel "$K" \
 	--modules-6.12-debug "$mods" --keep "$logs/kernel_faults"
 while read -r console; do
 	scan "$console" "${console#"$logs"/}" lab
@@ -165,7 +165,7 @@ if [ -n "${CHECK_DEBUG_LAB:-}" ]; then
 		python3 tools/testing/selftests/net/dbbatch/igc_batch_lab.py \
 		--kernel "$K" --modules "$mods" --keep "$logs/igc_batch_lab"
 	tap_run octep_fix_lab "octep_fix lab" \
-		python3 tools/lab/tests/octep_fix_lab.py --kernel "$K" \
+		python3 tools/testing/selftests/net/dbbatch/octep_fix_lab.py --kernel "$K" \
 		--modules-6.12-debug "$mods" --keep "$logs/octep_fix_lab"
 	while read -r console; do
 		scan "$console" "${console#"$logs"/}" lab

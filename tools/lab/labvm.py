@@ -42,12 +42,12 @@ QDIR = os.path.join(LAB, "qemu")
 GUEST = os.path.join(LAB, "guest")     # /lab in every guest
 CACHE = os.environ.get("DBBATCH_CACHE", "/var/cache/dbbatch")
 # The accelerator every lab guest uses unless told otherwise: KVM where a
-# probe boot shows it works (resolve_accel()), else TCG on one host thread.  QEMU
-# 7.2's multi-threaded TCG lets a vCPU run a translation made while another
-# vCPU was patching kernel text (fixed in QEMU 8.1, "accel/tcg: Always lock
-# pages before translation"): guests died of "Oops: int3" or hung
-# (tests/tcg_text_poke.py reproduces it in seconds).  Benchmarks that need
-# both host cores ask for tcg,thread=multi.
+# probe boot shows it works (resolve_accel()), else TCG on one host
+# thread.  QEMU 7.2's multi-threaded TCG lets a vCPU run a translation
+# made while another vCPU was patching kernel text (fixed in QEMU 8.1,
+# "accel/tcg: Always lock pages before translation"): guests died of
+# "Oops: int3" or hung (the selftest tcg_text_poke.py reproduces it in
+# seconds).  Benchmarks that need both host cores ask for tcg,thread=multi.
 DEFAULT_ACCEL = "auto"
 TCG_ACCEL = "tcg,thread=single"
 ACCEL_CHOICES = ("auto", "kvm", TCG_ACCEL, "tcg,thread=multi", "tcg")

@@ -40,7 +40,8 @@ refresh_and_restart() {
 # (router.py --conntrack; Debian leaves the host's nftables.service
 # disabled);
 # python3-yaml, socat, iputils-ping, jq and netsniff-ng (mausezahn) are for
-# the kernel's drivers/net selftests (tools/lab/tests/kernel_drivers_net.py).
+# the kernel's drivers/net selftests
+# (tools/testing/selftests/net/dbbatch/kernel_drivers_net.py).
 PKGS=(
 	qemu-system-x86 qemu-system-data seabios
 	busybox-static cpio kmod xz-utils bc

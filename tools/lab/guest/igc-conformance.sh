@@ -1,6 +1,6 @@
 #!/bin/sh
 # Upstream igc on two dbb-igc ports, run in the guest by
-# tools/lab/qemu/tests/guest_conformance.py (lab.run=/lab/igc-conformance.sh
+# tools/testing/selftests/net/dbbatch/igc_conformance.py (lab.run=/lab/igc-conformance.sh
 # under busybox ash): what it does is printed between "@@BEGIN NAME" and
 # "@@END NAME" on the console; "@@EVENT" lines ask the host to act (send
 # UDP, flap the link, compare the ground truth over QMP).

@@ -2,7 +2,8 @@
  * dbb-igc: the MMIO trace, every guest access to BAR0 (offset, read or
  * write, size, value, order, guest virtual time) recorded while the host
  * asks for it, for comparing drivers register by register (issue 14's
- * register-sequence parity; tools/lab/tests/igc_parity.py).
+ * register-sequence parity: igc_parity.py in
+ * tools/testing/selftests/net/dbbatch/).
  *
  * QOM (from the host, over QMP):
  *   mmio-trace       bool, set: true empties the trace and starts

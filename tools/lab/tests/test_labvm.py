@@ -8,7 +8,8 @@ or any other failure is not; router.booted: a guest that does not boot,
 or a block that raises, is one failed check, never a traceback;
 lab_prune_cache (tools/lab/lib/cache-prune.sh): which cached builds go;
 tap.count_ktap; labvm.resolve_accel and the KVM probe's cache;
-build-modules.sh waiting for another build of the same tree.
+build-modules.sh waiting for another build of the same tree;
+selftests.py's plan of the host-driven tests.
 
 Host only, no guest: prints TAP.  Exit 0 when every case passed.
 """
@@ -26,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import labvm  # noqa: E402
 import router  # noqa: E402
+import selftests  # noqa: E402
 import tap  # noqa: E402
 
 INT3_CORE = """[  41.1] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
@@ -296,6 +298,35 @@ def main():
               waited and rc == 0 and ko,
               "waited untouched %s, exit status %d, .ko built %s"
               % (waited, rc, ko))
+    runs = selftests.plan(["6.1", "6.12"], ["6.12-rt"])
+    files = {os.path.basename(r[4][r[4].index("--kernel") - 1]): []
+             for r in runs}
+    for r in runs:
+        files[os.path.basename(r[4][r[4].index("--kernel") - 1])].append(
+            r[4][r[4].index("--kernel") + 1])
+    declared = {f for f, c in selftests.tests().items() if c}
+    out.check("selftests.plan: every test of the directory whose LAB_CHECK "
+              "is not empty runs, on the kernels it names, in stage order",
+              set(files) == declared and
+              files["kernel_drivers_net.py"] == ["6.12"] and
+              files["igc_batch_lab.py"] == ["6.1", "6.12", "6.12-rt"] and
+              files["forwarding.py"] == ["6.1", "6.12"] and
+              [r[0] for r in runs] == sorted(r[0] for r in runs),
+              "%d runs: %s" % (len(runs), files))
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "new_test.py"), "w") as f:
+            f.write("import sys\n")
+        saved, selftests.TESTS = selftests.TESTS, d
+        try:
+            selftests.tests()
+            forgotten = None
+        except SystemExit as e:
+            forgotten = str(e)
+        finally:
+            selftests.TESTS = saved
+    out.check("selftests.tests: a test without LAB_CHECK is refused, "
+              "saying what to add",
+              forgotten and "LAB_CHECK" in forgotten, forgotten)
     rc, left = run_prune()
     out.check("labvm: lab_prune_cache keeps the 5 newest builds and any "
               "used in the last day, removes an older one, and succeeds "

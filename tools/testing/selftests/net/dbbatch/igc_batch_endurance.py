@@ -29,6 +29,11 @@ import time
 
 from lablib import labvm, router
 
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 30, "kernels": "each",
+              "label": "igc_batch endurance", "args": ["--modules", "{mods}"]}]
+
+
 CONFIG = router.Config("igc_batch", "db_skip_empty=1 tx_db_batched=1",
                        label="batched")
 CYCLE_RATE, CYCLE_COUNT = 4000, 4000

@@ -57,6 +57,13 @@ import time
 
 from lablib import REPO, labvm, router
 
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 30, "kernels": "each", "label": "igc_batch lab",
+              "args": ["--modules", "{mods}"]},
+             {"stage": 80, "kernels": "rt", "label": "igc_batch lab",
+              "args": ["--modules", "{mods}", "--threaded-napi"]}]
+
+
 # (pps, frames) of the low-rate steps and of the latency pairs (one
 # packet at a time), by kernel: the debug kernel's at the rate it
 # forwards without saturating (labvm.DEBUG_LOW_STEP).  boots() picks the

@@ -25,6 +25,11 @@ import time
 
 from lablib import labvm, router
 
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 30, "kernels": "each",
+              "label": "igc_batch netconsole", "args": ["--modules", "{mods}"]}]
+
+
 CONFIG = router.Config("igc_batch", "db_skip_empty=1 tx_db_batched=1",
                        label="batched")
 MARKER = b"dbb-netconsole-path-works"

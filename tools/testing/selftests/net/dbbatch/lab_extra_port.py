@@ -20,6 +20,10 @@ import sys
 from lablib import labvm, router
 from labenv import LabEnv, Port
 
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "lab extra port"}]
+
+
 PEER_MAC = bytes.fromhex("020000db0c01")
 PINGS = 5
 FRAMES_IN = 10

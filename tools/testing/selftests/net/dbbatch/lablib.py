@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The lab library (tools/lab/: labvm, router) for the host-driven tests
-beside this file: `from lablib import labvm, router`.  DBBATCH_REPO points
-them at another tree."""
+"""The lab library (tools/lab/: labvm, router, labenv...) for the
+host-driven tests beside this file: `from lablib import labvm, router`;
+importing it puts tools/lab/ on the path for the others (`from labenv
+import LabEnv`).  DBBATCH_REPO points them at another tree."""
 
 import os
 import sys
@@ -9,7 +10,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.environ.get("DBBATCH_REPO", os.path.normpath(
     os.path.join(HERE, "..", "..", "..", "..", "..")))
-sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
+LAB = os.path.join(REPO, "tools", "lab")
+sys.path.insert(0, LAB)
 
-import labvm  # noqa: E402,F401
-import router  # noqa: E402,F401
+import labvm  # noqa: E402
+import router  # noqa: E402
+
+__all__ = ["HERE", "LAB", "REPO", "labvm", "router"]

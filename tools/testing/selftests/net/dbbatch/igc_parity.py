@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """igc_parity.py: igc_batch writes the registers upstream igc writes.
 
-    tools/lab/tests/igc_parity.py [--kernel 6.12 ...] [--qemu PATH]
+    tools/testing/selftests/net/dbbatch/igc_parity.py \
+        [--kernel 6.12 ...] [--qemu PATH]
         [--modules-6.12 DIR] [--modules-6.1 DIR] [--allow FILE]
         [--mutant] [--keep DIR]
 
@@ -71,10 +72,12 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAB = os.path.dirname(HERE)
-sys.path.insert(0, LAB)
-import labvm  # noqa: E402
-import router  # noqa: E402
+from lablib import labvm, router  # noqa: E402
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 60, "kernels": "each", "label": "igc parity",
+              "python": "system", "args": ["--modules-{k}", "{mods}"]}]
+
 
 ALLOW = os.path.join(HERE, "igc_parity.allow")
 TRACE_MAX = 1 << 20

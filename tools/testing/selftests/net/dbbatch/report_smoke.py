@@ -31,12 +31,19 @@ import sys
 import time
 import zlib
 
-LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, LAB)
+from lablib import LAB  # noqa: E402  (tools/lab/ on the path)
 import insnprof  # noqa: E402
 import pcie  # noqa: E402
 import report  # noqa: E402
 import tap  # noqa: E402
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 70, "kernels": "first", "label": "report smoke",
+              "python": "system",
+              "env": {"DBB_GUEST_LOCK": "", "DBB_BUILD_LOCK": ""},
+              "args": ["--modules", "{mods}", "--out",
+                       "{repo}/build/report-smoke"]}]
+
 REPO = os.path.dirname(os.path.dirname(LAB))
 CONFIGS = ("igc", "igc_batch batched")
 BOTH = ("igc both", "igc_batch batched both")

@@ -3,7 +3,8 @@
 ethtool -d/-t, teardown and advertised speed of igc_batch on dbb-igc, one
 guest boot per kernel, TAP output.
 
-    tools/lab/tests/igc_batch_extras.py [--kernel 6.1|6.12 ...]
+    tools/testing/selftests/net/dbbatch/igc_batch_extras.py \
+        [--kernel 6.1|6.12 ...]
         [--modules-6.1 DIR] [--modules-6.12 DIR] [--keep DIR]
 
 The topology of tools/lab/router.py (dbb-gen -> port A -> guest -> port B
@@ -63,10 +64,12 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAB = os.path.dirname(HERE)
-sys.path.insert(0, LAB)
-import labvm  # noqa: E402
-import router  # noqa: E402
+from lablib import labvm, router  # noqa: E402
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 30, "kernels": "each", "label": "igc_batch extras",
+              "args": ["--modules-{k}", "{mods}"]}]
+
 
 RATE = 4000
 COUNT = 8000

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """octep_fix_lab.py: octep_fix on the dbb-octep model, driven from the lab.
 
-    tools/lab/tests/octep_fix_lab.py [--kernel 6.1|6.12 ...] --modules-6.1 DIR
+    tools/testing/selftests/net/dbbatch/octep_fix_lab.py \
+        [--kernel 6.1|6.12 ...] --modules-6.1 DIR
         --modules-6.12 DIR [--keep DIR] [--qemu PATH]
 
 Our Octeon CN9K driver (drivers/net/ethernet/marvell/octep_fix/) in the
@@ -56,13 +57,15 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
-import labvm  # noqa: E402
-import router  # noqa: E402
+from lablib import labvm, router  # noqa: E402
 from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, clean,  # noqa: E402
                    counts_agree, counts_text, fw, loop_boot, no_laps,
                    offered, router_args)
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 40, "kernels": "each", "label": "octep_fix lab",
+              "args": ["--modules-{k}", "{mods}"]}]
+
 
 OFF = router.Config("octep_fix", "tx_db_batched=0", label="octep_fix off")
 ON = router.Config("octep_fix", label="octep_fix batched")

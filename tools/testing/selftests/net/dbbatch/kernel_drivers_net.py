@@ -5,8 +5,9 @@ linux-source-6.12), unmodified, against upstream igc and igc_batch on two
 dbb-igc ports, and upstream octeon_ep and octep_fix on two dbb-octep
 ports, in one 6.12 lab guest per driver; TAP output and a per-case table.
 
-    tools/lab/tests/kernel_drivers_net.py [--kernel 6.12] [--driver igc
-        --driver igc_batch --driver octeon_ep --driver octep_fix]
+    tools/testing/selftests/net/dbbatch/kernel_drivers_net.py \
+        [--kernel 6.12] [--driver igc --driver igc_batch
+        --driver octeon_ep --driver octep_fix]
         [--modules DIR] [--keep DIR] [--rst FILE]
 
 The guest is router.py's with its two ports wired to each other (--wire
@@ -70,11 +71,16 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAB = os.path.dirname(HERE)
-sys.path.insert(0, LAB)
-import labvm  # noqa: E402
-import octep  # noqa: E402
-import router  # noqa: E402
+from lablib import labvm, router  # noqa: E402
+import octep  # noqa: E402  (tools/lab/octep.py)
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 50, "kernels": ["6.12"],
+              "label": "drivers/net selftests", "python": "system",
+              "env": {"DBB_GUEST_LOCK": "", "DBB_BUILD_LOCK": ""},
+              "args": ["--driver", "igc_batch", "--driver", "octeon_ep",
+                       "--driver", "octep_fix", "--modules", "{mods}"]}]
+
 
 # Each of our drivers beside the upstream driver of the same model.
 PEERS = (("igc", "igc_batch"), ("octeon_ep", "octep_fix"))
@@ -236,7 +242,7 @@ class KsftRouter(router.Router):
 
 
 def net_config(ifname):
-    return ("# written by tools/lab/tests/kernel_drivers_net.py\n"
+    return ("# written by tools/testing/selftests/net/dbbatch/kernel_drivers_net.py\n"
             "NETIF=%s\nLOCAL_V4=%s\nREMOTE_V4=%s\nLOCAL_V6=%s\n"
             "REMOTE_V6=%s\nREMOTE_TYPE=netns\nREMOTE_ARGS=%s\n"
             % (ifname, LOCAL_V4, REMOTE_V4, LOCAL_V6, REMOTE_V6, NETNS))
@@ -290,7 +296,7 @@ ethtool -l $A 2>/dev/null | sed -n '/Current/,$p' | grep Combined ||
 
 
 def forwarding_config(a_if, b_if):
-    return ("# written by tools/lab/tests/kernel_drivers_net.py\n"
+    return ("# written by tools/testing/selftests/net/dbbatch/kernel_drivers_net.py\n"
             "NETIFS[p1]=%s\nNETIFS[p2]=%s\nNETIF_CREATE=no\n"
             "PING6=\"ping -6\"\nKSFT_MACHINE_SLOW=yes\n" % (a_if, b_if))
 
@@ -598,7 +604,7 @@ def report(t, driver, cases, expected, final=False):
 def write_expected(path, results, old):
     """The expectations file from this run: pass -> pass, fail -> fail
     (keeping an existing note; a new one says TODO), skips not listed."""
-    lines = ["# tools/lab/tests/kernel_drivers_net.py: expected results",
+    lines = ["# tools/testing/selftests/net/dbbatch/kernel_drivers_net.py: expected results",
              "# <driver> <case> pass|fail [why it fails]; a case listed "
              "pass must pass",
              "# (a skip fails it), a case listed fail may fail; skips "

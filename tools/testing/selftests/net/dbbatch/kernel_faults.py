@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """kernel_faults.py: the kernel's own fault injection aimed at our drivers.
 
-    tools/lab/tests/kernel_faults.py [--kernel 6.12-debug ...]
+    tools/testing/selftests/net/dbbatch/kernel_faults.py \
+        [--kernel 6.12-debug ...]
         [--driver igc_batch|octep_fix ...] [--modules-K DIR] [--keep DIR]
 
 failslab and fail_page_alloc (CONFIG_FAULT_INJECTION, debugfs) fail
@@ -46,11 +47,12 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
-import labvm  # noqa: E402
-import router  # noqa: E402
-import octep  # noqa: E402
+from lablib import labvm, router  # noqa: E402
+import octep  # noqa: E402  (tools/lab/octep.py)
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = []  # make check-debug runs it (tools/check-debug.sh)
+
 
 # The lossless step after the faults, at a rate the debug kernel (the only
 # one with fault injection) forwards without loss.

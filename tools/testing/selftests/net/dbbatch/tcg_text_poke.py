@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """tcg_text_poke.py: kernel text patching under traffic, the lab's int3.
 
-    tools/lab/tests/tcg_text_poke.py [--kernel 6.1|6.12 ...]
+    tools/testing/selftests/net/dbbatch/tcg_text_poke.py \
+        [--kernel 6.1|6.12 ...]
         [--accel tcg|tcg,thread=multi|tcg,thread=single] [--seconds S]
 
 The guest toggles a tracepoint that sits on the receive path (the kernel
@@ -19,15 +20,16 @@ One boot per kernel; TAP.  The check passes when the guest survives
 and passes where the lab avoids it (labvm.DEFAULT_ACCEL).
 """
 
-import os
 import re
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
-import labvm  # noqa: E402
-import router  # noqa: E402
+from lablib import labvm, router  # noqa: E402
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "tcg text poke",
+              "args": ["--seconds", "30"]}]
+
 
 TOGGLE = r"""
 T=/sys/kernel/tracing

@@ -2,8 +2,9 @@
 """Boot Debian's kernel with two dbb-igc NICs and check that the
 UNMODIFIED igc driver is happy with the model.
 
-    tests/guest_conformance.py [--kernel 6.1|6.12 ...] [--qemu PATH]
-                               [--accel auto|kvm|tcg,...] [--keep DIR]
+    tools/testing/selftests/net/dbbatch/igc_conformance.py \
+        [--kernel 6.1|6.12 ...] [--qemu PATH]
+        [--accel auto|kvm|tcg,...] [--keep DIR]
 
 Topology (one QEMU, one guest, a QEMU hub):
 
@@ -35,15 +36,18 @@ import tempfile
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-QDIR = os.path.dirname(HERE)
-LAB = os.path.dirname(QDIR)
-sys.path.insert(0, LAB)
+from lablib import LAB  # noqa: E402  (tools/lab/ on the path)
+QDIR = os.path.join(LAB, "qemu")
 import labvm  # noqa: E402  (tools/lab/labvm.py: shared with router.py)
 import tap  # noqa: E402  (tools/lab/tap.py)
 from labvm import QMP, log, sections, sh  # noqa: E402
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(QDIR, "tests"))
 from qtestlib import inet_checksum  # noqa: E402  (one checksum helper)
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "igc conformance",
+              "args": ["--keep", "{repo}/build/conformance"]}]
+
 
 MAC0 = "52:54:00:12:34:56"
 MAC1 = "52:54:00:12:34:57"

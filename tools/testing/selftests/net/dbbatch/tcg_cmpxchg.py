@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """tcg_cmpxchg.py: CMPXCHG8B/16B keep the flags they must, in the lab's QEMU.
 
-    tools/lab/tests/tcg_cmpxchg.py [--kernel 6.1|6.12 ...] [--qemu PATH]
+    tools/testing/selftests/net/dbbatch/tcg_cmpxchg.py \
+        [--kernel 6.1|6.12 ...] [--qemu PATH]
         [--accel A]
 
 QEMU 7.2's TCG computed the flags around CMPXCHG8B and CMPXCHG16B from a
@@ -24,9 +25,12 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-import labvm  # noqa: E402
-import tap  # noqa: E402
+from lablib import labvm  # noqa: E402
+import tap  # noqa: E402  (tools/lab/tap.py)
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "tcg cmpxchg"}]
+
 
 
 def run(short, a, work):

@@ -3,7 +3,8 @@
 UNMODIFIED upstream igc driver on dbb-igc (issue 3), one guest boot per
 kernel, TAP output.
 
-    tools/lab/tests/forwarding.py [--kernel 6.1|6.12 ...] [--keep DIR]
+    tools/testing/selftests/net/dbbatch/forwarding.py \
+        [--kernel 6.1|6.12 ...] [--keep DIR]
 
 Topology and tools: tools/lab/router.py (dbb-gen -> port A -> guest ->
 port B -> dbb-sink, all on 127.0.0.1).  Per kernel:
@@ -39,10 +40,12 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAB = os.path.dirname(HERE)
-sys.path.insert(0, LAB)
-import labvm  # noqa: E402
-import router  # noqa: E402
+from lablib import labvm, router  # noqa: E402
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "forwarding",
+              "args": ["--keep", "{repo}/build/forwarding"]}]
+
 
 RATE = 4000
 COUNT = 20000

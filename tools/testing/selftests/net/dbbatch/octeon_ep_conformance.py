@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """octeon_ep_conformance.py: the unmodified upstream octeon_ep on dbb-octep.
 
-    tools/lab/tests/octeon_ep_conformance.py [--kernel 6.1|6.12 ...]
+    tools/testing/selftests/net/dbbatch/octeon_ep_conformance.py \
+        [--kernel 6.1|6.12 ...]
         [--keep DIR] [--qemu PATH]
 
 Upstream octeon_ep (Debian does not ship it: tools/lab/build-octeon-ep.sh
@@ -35,14 +36,16 @@ import re
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
-import labvm  # noqa: E402
-import router  # noqa: E402
+from lablib import labvm, router  # noqa: E402
 
 from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, MTU,  # noqa: E402
                    clean, counts_agree, counts_text, fw, loop_boot, no_laps,
                    offered, reopen, router_args)
+
+# How make check runs this test (tools/lab/selftests.py)
+LAB_CHECK = [{"stage": 10, "kernels": "each",
+              "label": "octeon_ep conformance"}]
+
 
 CONFIG = router.Config("octeon_ep")
 RING = 1024             # upstream's output ring (OCTEP_OQ_MAX_DESCRIPTORS)
