@@ -4,10 +4,12 @@
 #include <inttypes.h>
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include "dbb-common.h"
 
@@ -144,4 +146,29 @@ int dbb_pin_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+volatile sig_atomic_t dbb_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	dbb_stop = 1;
+}
+
+void dbb_catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int dbb_set_sockbuf(int fd, int force_name, int name, int bytes)
+{
+	if (setsockopt(fd, SOL_SOCKET, force_name, &bytes, sizeof(bytes)) == 0)
+		return 0;
+	return setsockopt(fd, SOL_SOCKET, name, &bytes, sizeof(bytes));
 }

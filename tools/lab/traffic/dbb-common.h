@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <netinet/in.h>
 
@@ -147,6 +148,19 @@ static inline void dbb_cpu_relax(void)
 #endif
 }
 int dbb_pin_cpu(int cpu);
+/*
+ * Set to 1 by SIGINT or SIGTERM once dbb_catch_stop() ran.  The handler has
+ * no SA_RESTART: a blocking recvmmsg/clock_nanosleep returns EINTR, so the
+ * loop around it sees the flag.
+ */
+extern volatile sig_atomic_t dbb_stop;
+void dbb_catch_stop(void);
+/*
+ * The socket buffer FORCE_NAME (SO_SNDBUFFORCE/SO_RCVBUFFORCE: above the
+ * sysctl limit, needs CAP_NET_ADMIN), else NAME (SO_SNDBUF/SO_RCVBUF), to
+ * BYTES.  Returns setsockopt's result for NAME if FORCE_NAME failed.
+ */
+int dbb_set_sockbuf(int fd, int force_name, int name, int bytes);
 void dbb_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 #endif

@@ -78,14 +78,6 @@ static struct {
 	uint64_t first_ns, last_ns;
 } tot = { .ttl_min = 255 };
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -506,7 +498,6 @@ int main(int argc, char **argv)
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 50000 };
 	bool have_bind = false, expect_met = false;
 	uint64_t t_start, deadline_grace = 0, last_activity = 0;
-	struct sigaction sa;
 	unsigned int i;
 	int fd, one = 1, c;
 
@@ -565,10 +556,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: recvmmsg returns */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	dbb_catch_stop();	/* recvmmsg returns EINTR */
 	if (dbb_pin_cpu(opt.cpu) < 0)
 		perror("dbb-sink: sched_setaffinity");
 
@@ -577,10 +565,7 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		dbb_die("dbb-sink: socket: %s", strerror(errno));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &opt.rcvbuf,
-		       sizeof(opt.rcvbuf)) < 0 &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &opt.rcvbuf,
-		       sizeof(opt.rcvbuf)) < 0)
+	if (dbb_set_sockbuf(fd, SO_RCVBUFFORCE, SO_RCVBUF, opt.rcvbuf) < 0)
 		perror("dbb-sink: SO_RCVBUF");
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
 		dbb_die("dbb-sink: SO_RCVTIMEO: %s", strerror(errno));
@@ -604,7 +589,7 @@ int main(int argc, char **argv)
 	}
 
 	t_start = now_ns();
-	while (!stop) {
+	while (!dbb_stop) {
 		uint64_t now;
 		int r;
 
