@@ -63,14 +63,6 @@ static struct {
 	.gso_segs = 64,
 };
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -280,10 +272,10 @@ static uint64_t wait_until(uint64_t due)
 		};
 
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-		       EINTR && !stop)
+		       EINTR && !dbb_stop)
 			;
 	}
-	while ((t = now_ns()) < due && !stop)
+	while ((t = now_ns()) < due && !dbb_stop)
 		dbb_cpu_relax();
 	return t;
 }
@@ -469,7 +461,7 @@ static void run_step(unsigned int si, struct step_result *res)
 
 	memset(res, 0, sizeof(*res));
 	t0 = now_ns();
-	while (idx < st->count && !stop) {
+	while (idx < st->count && !dbb_stop) {
 		unsigned int n = burst, m, i, ok;
 
 		if (n > st->count - idx)
@@ -479,7 +471,7 @@ static void run_step(unsigned int si, struct step_result *res)
 						       1000000000u / st->pps);
 
 			t = wait_until(due);
-			if (stop)
+			if (dbb_stop)
 				break;
 			if (t - due > max_late)
 				max_late = t - due;
@@ -500,7 +492,7 @@ static void run_step(unsigned int si, struct step_result *res)
 		idx += n;
 	}
 	/* A paced step owns its whole time slot: rate = count / slot. */
-	if (st->pps && !stop)
+	if (st->pps && !dbb_stop)
 		wait_until(t0 + (uint64_t)((unsigned __int128)st->count *
 					   1000000000u / st->pps));
 	t = now_ns();
@@ -556,6 +548,46 @@ static void print_step(unsigned int si, const struct step_result *r)
 
 #define need_u64(name, s, min, max) dbb_need_u64("dbb-gen", name, s, min, max)
 
+enum {
+	O_TO = 256, O_FROM, O_DMAC, O_SMAC, O_SIZE, O_FLOWS, O_SIP, O_DIP,
+	O_DIPC, O_SPORT, O_SPORTC, O_DPORT, O_UCSUM, O_PPS, O_STEPS, O_COUNT,
+	O_SECS, O_GAP, O_MARKERS, O_MDELAY, O_BATCH, O_BURST, O_SPIN, O_CPU,
+	O_SNDBUF, O_DROP, O_DUP, O_SWAP, O_GSO, O_JSON, O_QUIET, O_HELP
+};
+
+static const struct option long_opts[] = {
+	{ "to", 1, 0, O_TO }, { "from", 1, 0, O_FROM },
+	{ "dst-mac", 1, 0, O_DMAC }, { "src-mac", 1, 0, O_SMAC },
+	{ "size", 1, 0, O_SIZE }, { "flows", 1, 0, O_FLOWS },
+	{ "src-ip", 1, 0, O_SIP }, { "dst-ip", 1, 0, O_DIP },
+	{ "dst-ip-count", 1, 0, O_DIPC }, { "sport", 1, 0, O_SPORT },
+	{ "sport-count", 1, 0, O_SPORTC }, { "dport", 1, 0, O_DPORT },
+	{ "udp-csum", 0, 0, O_UCSUM }, { "pps", 1, 0, O_PPS },
+	{ "steps", 1, 0, O_STEPS }, { "count", 1, 0, O_COUNT },
+	{ "step-seconds", 1, 0, O_SECS },
+	{ "step-gap-ms", 1, 0, O_GAP },
+	{ "markers", 1, 0, O_MARKERS },
+	{ "marker-delay-us", 1, 0, O_MDELAY },
+	{ "batch", 1, 0, O_BATCH }, { "burst", 1, 0, O_BURST },
+	{ "spin-us", 1, 0, O_SPIN }, { "cpu", 1, 0, O_CPU },
+	{ "sndbuf", 1, 0, O_SNDBUF }, { "drop-every", 1, 0, O_DROP },
+	{ "gso", 1, 0, O_GSO }, { "dup-every", 1, 0, O_DUP }, { "swap-every", 1, 0, O_SWAP },
+	{ "json", 0, 0, O_JSON }, { "quiet", 0, 0, O_QUIET },
+	{ "help", 0, 0, O_HELP }, { 0, 0, 0, 0 }
+};
+
+/*
+ * What the command line says about the steps, kept until every option is
+ * read: --pps, --steps, --count and --step-seconds only make opt.steps[]
+ * together (set_steps()).
+ */
+struct step_args {
+	uint64_t rates[DBB_MAX_STEPS], count, pps;
+	unsigned int nrates;
+	bool have_pps, have_count;
+	double secs;
+};
+
 static void parse_steps(const char *s, uint64_t *rates, unsigned int *n)
 {
 	char *copy = strdup(s), *tok, *save;
@@ -574,46 +606,194 @@ static void parse_steps(const char *s, uint64_t *rates, unsigned int *n)
 		dbb_die("dbb-gen: --steps: no rates");
 }
 
-int main(int argc, char **argv)
+/*
+ * An option about the frames' contents (MACs, size, flows, addresses,
+ * ports, checksum) into opt; false if C is not one.  A bad value exits 2.
+ */
+static bool frame_option(int c, const char *arg)
 {
-	enum { O_TO = 256, O_FROM, O_DMAC, O_SMAC, O_SIZE, O_FLOWS, O_SIP,
-	       O_DIP, O_DIPC, O_SPORT, O_SPORTC, O_DPORT, O_UCSUM, O_PPS,
-	       O_STEPS, O_COUNT, O_SECS, O_GAP, O_MARKERS, O_MDELAY, O_BATCH,
-	       O_BURST, O_SPIN, O_CPU, O_SNDBUF, O_DROP, O_DUP, O_SWAP, O_GSO, O_JSON, O_QUIET,
-	       O_HELP };
-	static const struct option lo[] = {
-		{ "to", 1, 0, O_TO }, { "from", 1, 0, O_FROM },
-		{ "dst-mac", 1, 0, O_DMAC }, { "src-mac", 1, 0, O_SMAC },
-		{ "size", 1, 0, O_SIZE }, { "flows", 1, 0, O_FLOWS },
-		{ "src-ip", 1, 0, O_SIP }, { "dst-ip", 1, 0, O_DIP },
-		{ "dst-ip-count", 1, 0, O_DIPC }, { "sport", 1, 0, O_SPORT },
-		{ "sport-count", 1, 0, O_SPORTC }, { "dport", 1, 0, O_DPORT },
-		{ "udp-csum", 0, 0, O_UCSUM }, { "pps", 1, 0, O_PPS },
-		{ "steps", 1, 0, O_STEPS }, { "count", 1, 0, O_COUNT },
-		{ "step-seconds", 1, 0, O_SECS },
-		{ "step-gap-ms", 1, 0, O_GAP },
-		{ "markers", 1, 0, O_MARKERS },
-		{ "marker-delay-us", 1, 0, O_MDELAY },
-		{ "batch", 1, 0, O_BATCH }, { "burst", 1, 0, O_BURST },
-		{ "spin-us", 1, 0, O_SPIN }, { "cpu", 1, 0, O_CPU },
-		{ "sndbuf", 1, 0, O_SNDBUF }, { "drop-every", 1, 0, O_DROP },
-		{ "gso", 1, 0, O_GSO }, { "dup-every", 1, 0, O_DUP }, { "swap-every", 1, 0, O_SWAP },
-		{ "json", 0, 0, O_JSON }, { "quiet", 0, 0, O_QUIET },
-		{ "help", 0, 0, O_HELP }, { 0, 0, 0, 0 }
-	};
-	uint64_t rates[DBB_MAX_STEPS], count = 0, pps = 0, total_sent = 0;
-	uint64_t total_offered = 0, total_dropped = 0;
-	unsigned int nrates = 0, i;
-	bool have_to = false, have_pps = false, have_count = false;
-	double secs = 0;
-	struct step_result res;
-	struct sigaction sa;
-	uint64_t t_start;
+	switch (c) {
+	case O_DMAC:
+	case O_SMAC:
+		if (dbb_parse_mac(arg, c == O_DMAC ? opt.dst_mac : opt.src_mac))
+			dbb_die("dbb-gen: bad MAC '%s'", arg);
+		break;
+	case O_SIZE:
+		if (!strcmp(arg, "imix"))
+			opt.size = 0;
+		else
+			opt.size = (unsigned int)need_u64("size", arg,
+							  DBB_MIN_SIZE,
+							  DBB_MAX_SIZE);
+		break;
+	case O_FLOWS:
+		opt.flows = (uint32_t)need_u64("flows", arg, 1,
+					       DBB_FLOW_MAX + 1);
+		break;
+	case O_SIP:
+	case O_DIP:
+		if (dbb_parse_ipv4(arg, c == O_SIP ? &opt.src_ip : &opt.dst_ip))
+			dbb_die("dbb-gen: bad IPv4 address '%s'", arg);
+		break;
+	case O_DIPC:
+		opt.dst_ip_count = (uint32_t)need_u64("dst-ip-count", arg, 1,
+						      1u << 24);
+		break;
+	case O_SPORT:
+		opt.sport = (uint32_t)need_u64("sport", arg, 0, 65535);
+		break;
+	case O_SPORTC:
+		opt.sport_count = (uint32_t)need_u64("sport-count", arg, 1,
+						     65536);
+		break;
+	case O_DPORT:
+		opt.dport = (uint32_t)need_u64("dport", arg, 0, 65535);
+		break;
+	case O_UCSUM:
+		opt.udp_csum = true;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * An option about the steps (rates, lengths, markers) into A or opt;
+ * false if C is not one.  A bad value exits 2.
+ */
+static bool step_option(int c, const char *arg, struct step_args *a)
+{
+	char *end;
+
+	switch (c) {
+	case O_PPS:
+		a->pps = need_u64("pps", arg, 0, 1000000000000ull);
+		a->have_pps = true;
+		break;
+	case O_STEPS:
+		parse_steps(arg, a->rates, &a->nrates);
+		break;
+	case O_COUNT:
+		a->count = need_u64("count", arg, 1, UINT64_MAX / 2);
+		a->have_count = true;
+		break;
+	case O_SECS:
+		a->secs = strtod(arg, &end);
+		if (*end || !(a->secs > 0) || a->secs > 1e6)
+			dbb_die("dbb-gen: --step-seconds: bad '%s'", arg);
+		break;
+	case O_GAP:
+		opt.step_gap_ns = need_u64("step-gap-ms", arg, 0, 3600000) *
+				  1000000ull;
+		break;
+	case O_MARKERS:
+		opt.markers = (unsigned int)need_u64("markers", arg, 0, 64);
+		break;
+	case O_MDELAY:
+		opt.marker_delay_ns = need_u64("marker-delay-us", arg, 0,
+					       1000000) * 1000ull;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * An option about how frames are sent (batching, pacing, the socket, the
+ * TESTING faults, output) into opt; false if C is not one.  A bad value
+ * exits 2.
+ */
+static bool send_option(int c, const char *arg)
+{
+	switch (c) {
+	case O_BATCH:
+		opt.batch = (unsigned int)need_u64("batch", arg, 1, MAX_BATCH);
+		break;
+	case O_BURST:
+		opt.burst = (unsigned int)need_u64("burst", arg, 1, MAX_BATCH);
+		break;
+	case O_SPIN:
+		opt.spin_ns = need_u64("spin-us", arg, 0, 1000000) * 1000ull;
+		break;
+	case O_CPU:
+		opt.cpu = (int)need_u64("cpu", arg, 0, 4095);
+		break;
+	case O_SNDBUF:
+		opt.sndbuf = (int)need_u64("sndbuf", arg, 4096, 1u << 30);
+		break;
+	case O_DROP:
+		opt.drop_every = need_u64("drop-every", arg, 1, UINT64_MAX);
+		break;
+	case O_GSO:
+		opt.gso_segs = (unsigned int)need_u64("gso", arg, 0, 64);
+		break;
+	case O_DUP:
+		opt.dup_every = need_u64("dup-every", arg, 1, UINT64_MAX);
+		break;
+	case O_SWAP:
+		opt.swap_every = need_u64("swap-every", arg, 1, UINT64_MAX);
+		break;
+	case O_JSON:
+		opt.json = true;
+		break;
+	case O_QUIET:
+		opt.quiet = true;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* opt.steps[] from A, once all options are read; a contradiction exits 2. */
+static void set_steps(struct step_args *a)
+{
+	unsigned int i;
+
+	if (a->nrates && a->have_pps)
+		dbb_die("dbb-gen: give --pps or --steps, not both");
+	if (!a->nrates) {
+		a->rates[0] = a->pps;
+		a->nrates = 1;
+	}
+	if (a->have_count == (a->secs > 0))
+		dbb_die("dbb-gen: give exactly one of --count and --step-seconds");
+	for (i = 0; i < a->nrates; i++) {
+		opt.steps[i].pps = a->rates[i];
+		if (a->have_count) {
+			opt.steps[i].count = a->count;
+		} else {
+			if (!a->rates[i])
+				dbb_die("dbb-gen: rate 0 (as fast as possible) "
+					"needs --count");
+			opt.steps[i].count = (uint64_t)((double)a->rates[i] *
+							a->secs + 0.5);
+			if (!opt.steps[i].count)
+				dbb_die("dbb-gen: step %u has no frames", i);
+		}
+	}
+	opt.nsteps = a->nrates;
+	for (i = 0; i < a->nrates; i++)
+		if (opt.markers && opt.steps[i].count > UINT32_MAX)
+			dbb_die("dbb-gen: a step has at most %u frames (the "
+				"marker's count is 32 bits)", UINT32_MAX);
+}
+
+/*
+ * The command line into opt.  Returns -1 to go on and run, or the exit
+ * status (0 after --help, 2 on a usage error); a bad value exits 2 at once.
+ */
+static int parse_args(int argc, char **argv)
+{
+	struct step_args a = { .nrates = 0 };
+	bool have_to = false;
 	int c;
 
 	opt.src_ip = 0x0a000001;	/* 10.0.0.1 */
 	opt.dst_ip = 0x0a010001;	/* 10.1.0.1 */
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case O_TO:
 			if (dbb_parse_loopback(optarg, &opt.to, false, "--to"))
@@ -625,123 +805,14 @@ int main(int argc, char **argv)
 				return 2;
 			opt.have_from = true;
 			break;
-		case O_DMAC:
-		case O_SMAC:
-			if (dbb_parse_mac(optarg, c == O_DMAC ? opt.dst_mac :
-					  opt.src_mac))
-				dbb_die("dbb-gen: bad MAC '%s'", optarg);
-			break;
-		case O_SIZE:
-			if (!strcmp(optarg, "imix"))
-				opt.size = 0;
-			else
-				opt.size = (unsigned int)need_u64("size", optarg,
-								  DBB_MIN_SIZE,
-								  DBB_MAX_SIZE);
-			break;
-		case O_FLOWS:
-			opt.flows = (uint32_t)need_u64("flows", optarg, 1,
-						       DBB_FLOW_MAX + 1);
-			break;
-		case O_SIP:
-		case O_DIP:
-			if (dbb_parse_ipv4(optarg, c == O_SIP ? &opt.src_ip :
-					   &opt.dst_ip))
-				dbb_die("dbb-gen: bad IPv4 address '%s'", optarg);
-			break;
-		case O_DIPC:
-			opt.dst_ip_count = (uint32_t)need_u64("dst-ip-count",
-							      optarg, 1, 1u << 24);
-			break;
-		case O_SPORT:
-			opt.sport = (uint32_t)need_u64("sport", optarg, 0, 65535);
-			break;
-		case O_SPORTC:
-			opt.sport_count = (uint32_t)need_u64("sport-count",
-							     optarg, 1, 65536);
-			break;
-		case O_DPORT:
-			opt.dport = (uint32_t)need_u64("dport", optarg, 0, 65535);
-			break;
-		case O_UCSUM:
-			opt.udp_csum = true;
-			break;
-		case O_PPS:
-			pps = need_u64("pps", optarg, 0, 1000000000000ull);
-			have_pps = true;
-			break;
-		case O_STEPS:
-			parse_steps(optarg, rates, &nrates);
-			break;
-		case O_COUNT:
-			count = need_u64("count", optarg, 1, UINT64_MAX / 2);
-			have_count = true;
-			break;
-		case O_SECS: {
-			char *end;
-
-			secs = strtod(optarg, &end);
-			if (*end || !(secs > 0) || secs > 1e6)
-				dbb_die("dbb-gen: --step-seconds: bad '%s'", optarg);
-			break;
-		}
-		case O_GAP:
-			opt.step_gap_ns = need_u64("step-gap-ms", optarg, 0,
-						   3600000) * 1000000ull;
-			break;
-		case O_MARKERS:
-			opt.markers = (unsigned int)need_u64("markers", optarg,
-							     0, 64);
-			break;
-		case O_MDELAY:
-			opt.marker_delay_ns = need_u64("marker-delay-us", optarg,
-						       0, 1000000) * 1000ull;
-			break;
-		case O_BATCH:
-			opt.batch = (unsigned int)need_u64("batch", optarg, 1,
-							   MAX_BATCH);
-			break;
-		case O_BURST:
-			opt.burst = (unsigned int)need_u64("burst", optarg, 1,
-							   MAX_BATCH);
-			break;
-		case O_SPIN:
-			opt.spin_ns = need_u64("spin-us", optarg, 0, 1000000) *
-				      1000ull;
-			break;
-		case O_CPU:
-			opt.cpu = (int)need_u64("cpu", optarg, 0, 4095);
-			break;
-		case O_SNDBUF:
-			opt.sndbuf = (int)need_u64("sndbuf", optarg, 4096,
-						   1u << 30);
-			break;
-		case O_DROP:
-			opt.drop_every = need_u64("drop-every", optarg, 1,
-						  UINT64_MAX);
-			break;
-		case O_GSO:
-			opt.gso_segs = (unsigned int)need_u64("gso", optarg, 0, 64);
-			break;
-		case O_DUP:
-			opt.dup_every = need_u64("dup-every", optarg, 1,
-						 UINT64_MAX);
-			break;
-		case O_SWAP:
-			opt.swap_every = need_u64("swap-every", optarg, 1,
-						  UINT64_MAX);
-			break;
-		case O_JSON:
-			opt.json = true;
-			break;
-		case O_QUIET:
-			opt.quiet = true;
-			break;
 		case O_HELP:
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
+			if (frame_option(c, optarg) ||
+			    step_option(c, optarg, &a) || send_option(c, optarg))
+				break;
 			usage(stderr);
 			return 2;
 		}
@@ -752,54 +823,37 @@ int main(int argc, char **argv)
 	}
 	if (opt.burst > opt.batch)
 		opt.burst = opt.batch;
-	if (nrates && have_pps)
-		dbb_die("dbb-gen: give --pps or --steps, not both");
-	if (!nrates) {
-		rates[0] = pps;
-		nrates = 1;
-	}
-	if (have_count == (secs > 0))
-		dbb_die("dbb-gen: give exactly one of --count and --step-seconds");
-	for (i = 0; i < nrates; i++) {
-		opt.steps[i].pps = rates[i];
-		if (have_count) {
-			opt.steps[i].count = count;
-		} else {
-			if (!rates[i])
-				dbb_die("dbb-gen: rate 0 (as fast as possible) "
-					"needs --count");
-			opt.steps[i].count = (uint64_t)((double)rates[i] * secs + 0.5);
-			if (!opt.steps[i].count)
-				dbb_die("dbb-gen: step %u has no frames", i);
-		}
-	}
-	opt.nsteps = nrates;
-	for (i = 0; i < nrates; i++)
-		if (opt.markers && opt.steps[i].count > UINT32_MAX)
-			dbb_die("dbb-gen: a step has at most %u frames (the "
-				"marker's count is 32 bits)", UINT32_MAX);
+	set_steps(&a);
 	if ((uint64_t)opt.src_ip + (opt.flows - 1) / opt.sport_count > 0xffffffffu ||
 	    opt.sport + opt.sport_count - 1 > 65535)
 		dbb_die("dbb-gen: the flows do not fit the source IP/port range");
+	return -1;
+}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+/* ---- setup ---- */
 
+/* The process: SIGINT/SIGTERM end the run, the CPU pin, timer slack. */
+static void setup_process(void)
+{
+	dbb_catch_stop();
 	if (dbb_pin_cpu(opt.cpu) < 0)
 		perror("dbb-gen: sched_setaffinity");
 	/* 1 ns timer slack: wake-ups as close to the deadline as asked */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+}
 
+/*
+ * fd: the sending socket, bound to --from if given.  Not connect()ed: an
+ * unconnected UDP socket ignores ICMP port unreachable, so a port that is
+ * not listening yet does not turn into ECONNREFUSED on later sends.
+ */
+static void open_socket(void)
+{
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0)
 		dbb_die("dbb-gen: socket: %s", strerror(errno));
 	if (opt.sndbuf &&
-	    setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &opt.sndbuf,
-		       sizeof(opt.sndbuf)) < 0 &&
-	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &opt.sndbuf,
-		       sizeof(opt.sndbuf)) < 0)
+	    dbb_set_sockbuf(fd, SO_SNDBUFFORCE, SO_SNDBUF, opt.sndbuf) < 0)
 		perror("dbb-gen: SO_SNDBUF");
 	if (opt.have_from) {
 		int one = 1;
@@ -808,11 +862,13 @@ int main(int argc, char **argv)
 		if (bind(fd, (struct sockaddr *)&opt.from, sizeof(opt.from)) < 0)
 			dbb_die("dbb-gen: bind: %s", strerror(errno));
 	}
-	/*
-	 * Not connect()ed: an unconnected UDP socket ignores ICMP port
-	 * unreachable, so a port that is not listening yet does not turn
-	 * into ECONNREFUSED on later sends.
-	 */
+}
+
+/* The frame slots (headers filled in once) and every message's address. */
+static void setup_slots(void)
+{
+	unsigned int i;
+
 	bufs = calloc(opt.batch, dgram_len());
 	if (!bufs)
 		dbb_die("dbb-gen: out of memory");
@@ -822,47 +878,85 @@ int main(int argc, char **argv)
 		msgs[i].msg_hdr.msg_name = &opt.to;
 		msgs[i].msg_hdr.msg_namelen = sizeof(opt.to);
 	}
-	/*
-	 * UDP GSO: one sendmsg carries up to gso_segs frames, the kernel cuts
-	 * them into datagrams of dgram_len bytes (the receiving socket gets
-	 * ordinary datagrams).  A datagram no longer than the segment size is
-	 * sent as is, so single frames need nothing special.
-	 */
-	if (opt.gso_segs && opt.size) {	/* GSO cuts equal segments */
-		int sz = (int)dgram_len();
+}
 
-		gso_segs = opt.gso_segs;
-		if (gso_segs > 65000 / dgram_len())
-			gso_segs = 65000 / dgram_len();
-		if (gso_segs < 2 ||
-		    setsockopt(fd, SOL_UDP, UDP_SEGMENT, &sz, sizeof(sz)) < 0)
-			gso_segs = 0;
-	}
+/*
+ * UDP GSO: one sendmsg carries up to gso_segs frames, the kernel cuts
+ * them into datagrams of dgram_len bytes (the receiving socket gets
+ * ordinary datagrams).  A datagram no longer than the segment size is
+ * sent as is, so single frames need nothing special.  Left off (gso_segs
+ * 0) for IMIX, fewer than 2 segments, or a kernel without UDP_SEGMENT.
+ */
+static void setup_gso(void)
+{
+	int sz = (int)dgram_len();
 
-	t_start = now_ns();
-	for (i = 0; i < opt.nsteps && !stop; i++) {
-		if (i && opt.step_gap_ns)
-			wait_until(now_ns() + opt.step_gap_ns);
-		run_step(i, &res);
-		print_step(i, &res);
-		total_offered += res.offered;
-		total_sent += res.sent;
-		total_dropped += res.test_dropped;
-	}
+	if (!opt.gso_segs || !opt.size)	/* GSO cuts equal segments */
+		return;
+	gso_segs = opt.gso_segs;
+	if (gso_segs > 65000 / dgram_len())
+		gso_segs = 65000 / dgram_len();
+	if (gso_segs < 2 ||
+	    setsockopt(fd, SOL_UDP, UDP_SEGMENT, &sz, sizeof(sz)) < 0)
+		gso_segs = 0;
+}
+
+/* ---- the run ---- */
+
+struct run_totals {
+	unsigned int steps;	/* steps run (fewer if interrupted) */
+	uint64_t offered, sent, test_dropped;
+	uint64_t t_start;
+};
+
+static void print_total(const struct run_totals *tot)
+{
 	if (opt.json)
 		printf("{\"tool\":\"dbb-gen\",\"type\":\"total\",\"steps\":%u,"
 		       "\"offered\":%" PRIu64 ",\"sent\":%" PRIu64
 		       ",\"test_dropped\":%" PRIu64 ",\"send_errors\":%" PRIu64
 		       ",\"send_retries\":%" PRIu64 ",\"gso_segs\":%u"
 		       ",\"seconds\":%.6f,\"interrupted\":%s}\n",
-		       i, total_offered, total_sent, total_dropped, send_errors,
-		       send_retries, gso_segs,
-		       (double)(now_ns() - t_start) / 1e9, stop ? "true" : "false");
+		       tot->steps, tot->offered, tot->sent, tot->test_dropped,
+		       send_errors, send_retries, gso_segs,
+		       (double)(now_ns() - tot->t_start) / 1e9,
+		       dbb_stop ? "true" : "false");
 	else if (!opt.quiet)
 		printf("total: %u steps, offered %" PRIu64 ", sent %" PRIu64
 		       ", test-dropped %" PRIu64 ", errors %" PRIu64 "%s\n",
-		       i, total_offered, total_sent, total_dropped, send_errors,
-		       stop ? " (interrupted)" : "");
+		       tot->steps, tot->offered, tot->sent, tot->test_dropped,
+		       send_errors, dbb_stop ? " (interrupted)" : "");
+}
+
+/* Every step (each with its markers and line), then the run's line. */
+static void run_steps(void)
+{
+	struct run_totals tot = { .t_start = now_ns() };
+	struct step_result res;
+
+	for (tot.steps = 0; tot.steps < opt.nsteps && !dbb_stop; tot.steps++) {
+		if (tot.steps && opt.step_gap_ns)
+			wait_until(now_ns() + opt.step_gap_ns);
+		run_step(tot.steps, &res);
+		print_step(tot.steps, &res);
+		tot.offered += res.offered;
+		tot.sent += res.sent;
+		tot.test_dropped += res.test_dropped;
+	}
+	print_total(&tot);
+}
+
+int main(int argc, char **argv)
+{
+	int r = parse_args(argc, argv);
+
+	if (r >= 0)
+		return r;
+	setup_process();
+	open_socket();
+	setup_slots();
+	setup_gso();
+	run_steps();
 	close(fd);
-	return send_errors || stop ? 1 : 0;
+	return send_errors || dbb_stop ? 1 : 0;
 }
