@@ -443,6 +443,48 @@ def fuzz(q, d):
 
 
 def run_main(tap, q, d):
+    """The checks on one device, in this order: each case starts from the
+    state the ones before it left (MSI-X set up after the PHY cases; rings,
+    filters and the link carried on from case to case)."""
+    case_pci(tap, q, d)
+    case_reset(tap, q, d)
+    case_phy(tap, q, d)
+    d.msix_setup()
+    case_tx(tap, q, d)
+    case_pcie_model(tap, q, d)
+    case_tx_offloads(tap, q, d)
+    case_rx(tap, q, d)
+    case_rx_queues(tap, q, d)
+    case_link(tap, q, d)
+    case_eitr(tap, q, d)
+    case_vsec(tap, q, d)
+    case_wrong(tap, q, d)
+    case_dma_pause(tap, q, d)
+    case_mmio_trace(tap, q, d)
+
+
+def mdic(q, op, reg, data=0, phy=0):
+    """One MDIC access (op: bit 26 write, bit 27 read): not READY at once,
+    READY after MDIC_NS; returns MDIC."""
+    q.writel(MDIC, data | (reg << 16) | (phy << 21) | op)
+    v = q.readl(MDIC)
+    expect(not v & (1 << 28), "MDIC READY at once: %08x" % v)
+    q.clock_step(MDIC_NS)
+    v = q.readl(MDIC)
+    expect(v & (1 << 28), "MDIC not READY: %08x" % v)
+    return v
+
+
+def udp_frame():
+    """The UDP frame the TX cases send."""
+    return eth(PEER_MAC, MAC, 0x0800,
+               ipv4(b"\x0a\0\0\1", b"\x0a\0\0\2", 17,
+                    udp(1000, 2000, b"hello, wire" * 2,
+                        b"\x0a\0\0\1", b"\x0a\0\0\2")))
+
+
+def case_pci(tap, q, d):
+    """PCI identity and capabilities; maps BAR0 and BAR3."""
     def t_ids():
         expect(q.cfg_read32(0) == 0x125C8086, "vendor/device %08x"
                % q.cfg_read32(0))
@@ -463,6 +505,9 @@ def run_main(tap, q, d):
     tap.check("capabilities: PM, MSI, PCIe, MSI-X(5, BAR3, PBA 0x2000), "
               "VSEC", t_caps)
 
+
+def case_reset(tap, q, d):
+    """A device reset: its NVM auto-read, then STATUS."""
     def t_reset():
         q.writel(CTRL, q.readl(CTRL) | (1 << 26))
         expect(not q.readl(CTRL) & (1 << 26), "CTRL.RST did not self-clear")
@@ -495,27 +540,21 @@ def run_main(tap, q, d):
     tap.check("STATUS: link up, full duplex, 2500 Mb/s; GIO master "
               "disable", t_status)
 
-    def mdic(op, reg, data=0, phy=0):
-        q.writel(MDIC, data | (reg << 16) | (phy << 21) | op)
-        v = q.readl(MDIC)
-        expect(not v & (1 << 28), "MDIC READY at once: %08x" % v)
-        q.clock_step(MDIC_NS)
-        v = q.readl(MDIC)
-        expect(v & (1 << 28), "MDIC not READY: %08x" % v)
-        return v
 
+def case_phy(tap, q, d):
+    """The PHY through MDIC, the SWSM semaphore, strict timing, power-down."""
     def t_mdic():
         errs = q.truth()["guest_errors"][0]
-        v = mdic(1 << 27, 2)
+        v = mdic(q, 1 << 27, 2)
         expect(v & 0xFFFF == 0x67C9 and not v & (1 << 30), "PHY ID1 %08x" % v)
-        v = mdic(1 << 27, 1)
+        v = mdic(q, 1 << 27, 1)
         expect(v & 0x24 == 0x24, "BMSR link/AN complete %04x" % (v & 0xFFFF))
-        v = mdic(1 << 27, 2, phy=1)
+        v = mdic(q, 1 << 27, 2, phy=1)
         expect(v & (1 << 30), "PHY address 1 answered")
-        mdic(1 << 26, 13, 7)
-        mdic(1 << 26, 14, 0x20)
-        mdic(1 << 26, 13, 0x4007)
-        v = mdic(1 << 27, 14)
+        mdic(q, 1 << 26, 13, 7)
+        mdic(q, 1 << 26, 14, 0x20)
+        mdic(q, 1 << 26, 13, 0x4007)
+        v = mdic(q, 1 << 27, 14)
         expect(v & 0xFFFF == 0x80, "MMD 7.0x20 %04x" % (v & 0xFFFF))
         expect(q.readl(0xE14) & (1 << 8), "PHPM reset complete")
         # SMBI: the read that sees it clear takes it
@@ -550,7 +589,7 @@ def run_main(tap, q, d):
                "did not fail: %08x" % v)
         q.clock_step(PHY_RST_NS - MDIC_NS)
         expect(q.readl(0xE14) & (1 << 8), "RST_COMPL after 100 us")
-        v = mdic(1 << 27, 2)
+        v = mdic(q, 1 << 27, 2)
         expect(v & 0xFFFF == 0x67C9 and not v & (1 << 30), "ID1 %08x" % v)
         # a second MDIC write while one is in flight is ignored
         q.writel(MDIC, (3 << 16) | (1 << 27))
@@ -579,23 +618,22 @@ def run_main(tap, q, d):
 
     def t_pdown():
         expect(pdown() is False, "phy-power-down true after reset")
-        bmcr = mdic(1 << 27, 0) & 0xFFFF
-        mdic(1 << 26, 0, bmcr | (1 << 11))
+        bmcr = mdic(q, 1 << 27, 0) & 0xFFFF
+        mdic(q, 1 << 26, 0, bmcr | (1 << 11))
         expect(pdown() is True, "phy-power-down false with BMCR.PDOWN")
         expect(not q.readl(STATUS) & 2, "STATUS.LU with the PHY down")
-        mdic(1 << 26, 0, bmcr)
+        mdic(q, 1 << 26, 0, bmcr)
         expect(pdown() is False, "phy-power-down true after power-up")
         wait_for(lambda: (q.clock_step(100000000), q.readl(STATUS) & 2)[1],
                  "link back after power-up")
     tap.check("BMCR.PDOWN: link down, phy-power-down true; power-up "
               "renegotiates", t_pdown)
 
-    d.msix_setup()
 
-    frame = eth(PEER_MAC, MAC, 0x0800,
-                ipv4(b"\x0a\0\0\1", b"\x0a\0\0\2", 17,
-                     udp(1000, 2000, b"hello, wire" * 2,
-                         b"\x0a\0\0\1", b"\x0a\0\0\2")))
+def case_tx(tap, q, d):
+    """One TX packet: write-back, its interrupt, no-op doorbells, register
+    kinds."""
+    frame = udp_frame()
 
     def t_tx():
         d.tx_setup(0)
@@ -658,6 +696,11 @@ def run_main(tap, q, d):
               "(EIMS, EIMC, EITR), other writes; doorbells apart",
               t_mmio_kinds)
 
+
+def case_pcie_model(tap, q, d):
+    """The modeled PCIe reads and writes per doorbell, TX and RX."""
+    frame = udp_frame()
+
     def t_pcie_model():
         # dbb_pcie.h: a tail write's descriptors fetched in reads of up to
         # 32 (MRRS 512 B), split at the ring's end; one pass's write-backs
@@ -702,6 +745,9 @@ def run_main(tap, q, d):
               "split at the ring's end) and write-back writes (8 a write)",
               t_pcie_model)
 
+
+def case_tx_offloads(tap, q, d):
+    """TX offloads: UDP checksum, TSO over IPv4 and IPv6, SCTP CRC32c."""
     def t_csum():
         src, dst = b"\x0a\0\0\1", b"\x0a\0\0\2"
         payload = b"checksum me" * 5
@@ -819,6 +865,9 @@ def run_main(tap, q, d):
                % (crc, crc32c(bytes(body))))
     tap.check("SCTP CRC32c offload (L4T=SCTP, TXSM)", t_sctp)
 
+
+def case_rx(tap, q, d):
+    """RX on queue 0: a frame, a drop, VLAN stripping, the address filters."""
     def t_rx():
         q.writel(RCTL, (1 << 1) | (1 << 15) | (1 << 26))
         d.rx_setup(0)
@@ -912,6 +961,10 @@ def run_main(tap, q, d):
         q.writel(RCTL, q.readl(RCTL) & ~(1 << 3))
     tap.check("RX filters: RAL/RAH, MTA hash, broadcast, UPE", t_filter)
 
+
+def case_rx_queues(tap, q, d):
+    """RX on the other queues: a jumbo frame on 1 (RAH queue select), RSS
+    onto 2 and 3."""
     def t_jumbo():
         q.writel(RCTL, q.readl(RCTL) | (1 << 5))
         q.writel(RLPML, 9018)
@@ -983,6 +1036,11 @@ def run_main(tap, q, d):
     tap.check("RSS: Toeplitz hash, UDP/IPv4 type and RETA queue in the "
               "descriptor", t_rss)
 
+
+def case_link(tap, q, d):
+    """Link changes: set_link off/on, then a 1000 Mb/s link (strict)."""
+    frame = udp_frame()
+
     def t_link():
         d.clear_mailbox()
         q.readl(ICR)
@@ -1002,9 +1060,9 @@ def run_main(tap, q, d):
     def advertise_2500(on):
         for reg, val in ((13, 7), (14, 0x20), (13, 0x4007),
                          (14, 0x80 if on else 0)):
-            mdic(1 << 26, reg, val)
-        bmcr = mdic(1 << 27, 0) & 0xFFFF
-        mdic(1 << 26, 0, bmcr | (1 << 9))           # restart AN
+            mdic(q, 1 << 26, reg, val)
+        bmcr = mdic(q, 1 << 27, 0) & 0xFFFF
+        mdic(q, 1 << 26, 0, bmcr | (1 << 9))        # restart AN
         q.clock_step(AN_NS + 1000)
 
     def send_one():
@@ -1017,7 +1075,7 @@ def run_main(tap, q, d):
         st = q.readl(STATUS)
         expect(st & 2 and st & (1 << 7) and not st & (1 << 22),
                "STATUS not link up at 1000: %08x" % st)
-        s10 = mdic(1 << 27, 10) & 0xFFFF
+        s10 = mdic(q, 1 << 27, 10) & 0xFFFF
         expect(not s10 & 0x3000, "1000T status: receivers ok at once: "
                "%04x" % s10)
         before = q.truth()["tx_link_drops"][0]
@@ -1026,7 +1084,7 @@ def run_main(tap, q, d):
                "before its receiver was ready")
         expect(q.truth()["tx_link_drops"][0] == before + 1, "tx_link_drops")
         q.clock_step(T1000_RX_NS)
-        s10 = mdic(1 << 27, 10) & 0xFFFF
+        s10 = mdic(q, 1 << 27, 10) & 0xFFFF
         expect(s10 & 0x3000 == 0x3000, "1000T status after 300 ms: %04x"
                % s10)
         send_one()
@@ -1039,6 +1097,9 @@ def run_main(tap, q, d):
               "300 ms later (1000T status bits 12-13); a frame before is "
               "lost (tx_link_drops); none at 2.5G", t_1000t)
 
+
+def case_eitr(tap, q, d):
+    """Interrupt moderation by EITR."""
     def t_eitr():
         d.clear_mailbox()
         q.writel(EIMS, 0x1F)
@@ -1060,6 +1121,9 @@ def run_main(tap, q, d):
     tap.check("EITR moderation holds a second interrupt until the "
               "interval ends", t_eitr)
 
+
+def case_vsec(tap, q, d):
+    """The ground-truth counters through the config-space VSEC."""
     def vsec_read(sel):
         cap = d.find_cap(0x09)
         q.cfg_write32(cap + 8, sel)
@@ -1092,6 +1156,9 @@ def run_main(tap, q, d):
                   property="ground-truth-reset", value=True)
     tap.check("VSEC reset command zeroes the counters", t_vsec_reset)
 
+
+def case_wrong(tap, q, d):
+    """Wrong programming the model must survive."""
     def t_wrong():
         base = q.truth()["guest_errors"][0]
         # TDT beyond an 8-descriptor ring
@@ -1138,6 +1205,9 @@ def run_main(tap, q, d):
               "zero-length ring, bad RDLEN, odd access, bogus TSO): QEMU "
               "carries on", t_wrong)
 
+
+def case_dma_pause(tap, q, d):
+    """The dma-pause property, TX and RX."""
     def t_dma_pause():
         def pause(on):
             q.qmp_cmd("qom-set", path="/machine/peripheral/nic0",
@@ -1172,6 +1242,9 @@ def run_main(tap, q, d):
               "frames counted in rx_paused_drops and MPC); the announced "
               "TX goes out when it is off", t_dma_pause)
 
+
+def case_mmio_trace(tap, q, d):
+    """The mmio-trace recording."""
     def trace(on):
         q.qmp_cmd("qom-set", path="/machine/peripheral/nic0",
                   property="mmio-trace", value=on)
