@@ -330,14 +330,16 @@ def policy_saturated(t, r, cfg, report):
         # dropped for want of one) or its CPUs were busy throughout; on a
         # quiet host QEMU's input can drop first, so loss alone is not it.
         busy = row["cpu_busy_pct"] or 0
-        t.check("%s: stack at %d pps offered (saturating: %d forwarded, %d "
-                "dropped by port A for want of descriptors, guest CPUs %.0f%% "
-                "busy): %.4f TX tail writes per forwarded packet <= %.2f"
-                % (name, SAT_STACK, fwd, row["model"]["A_rx_dropped"], busy,
-                   tdt, BATCHED_MAX),
+        t.check("%s: stack at %d pps offered, saturating (port A short of "
+                "descriptors or the guest's CPUs %d %% busy): TX tail writes "
+                "per forwarded packet <= %.2f"
+                % (name, SAT_STACK, SAT_BUSY_PCT, BATCHED_MAX),
                 0 < tdt <= BATCHED_MAX and
                 (row["model"]["A_rx_dropped"] > 0 or busy >= SAT_BUSY_PCT),
-                ev(row))
+                "%.4f TX tail writes per forwarded packet; %d forwarded, %d "
+                "dropped by port A for want of descriptors, guest CPUs "
+                "%.0f %% busy; %s" % (tdt, fwd, row["model"]["A_rx_dropped"],
+                                      busy, ev(row)))
         t.check("%s: saturated: the dbbatch core opened batches, deferred "
                 "rings, left no batch open and refused no open" % name,
                 dc.get("batches", 0) > 0 and dc.get("deferred", 0) > 0 and
@@ -385,10 +387,11 @@ def policy_saturated(t, r, cfg, report):
     ok = (overrun == 0 and sum(polls.values()) > 0 and m["B_tdt_writes"] > 0
           and all(w <= f for w, f in zip(per_q, feeds)) and fpp > 1.5)
     t.check("%s: XDP_REDIRECT at %d pps offered: at most one TX tail write "
-            "per destination queue per receive NAPI poll (%.1f frames per "
-            "poll)" % (name, SAT_XDP, fpp), ok,
-            "polls with work per CPU %s (trace overruns %d); B tail writes "
-            "per queue %s; %s" % (polls, overrun, per_q, ev(row)))
+            "per destination queue per receive NAPI poll, more than 1.5 "
+            "frames a poll" % (name, SAT_XDP), ok,
+            "%.1f frames per poll; polls with work per CPU %s (trace "
+            "overruns %d); B tail writes per queue %s; %s"
+            % (fpp, polls, overrun, per_q, ev(row)))
     report["xdp_sat"][name] = row
     if "db_skip_empty=1" in cfg.params:
         t.check("%s: XDP_REDIRECT into a full %d-descriptor TX ring: zero "
@@ -580,7 +583,7 @@ def changes_while_tx_stops(t, r, cfg):
     gen.wait(timeout=120)
     r.guest("ethtool -G %s tx 4096; carrier %s 1 30\n" % (B, B), check=False)
     t.check("port B's 64-descriptor TX queues stop and wake under a "
-            "saturating load (%d wakes in 3 s)" % woke, woke > 0)
+            "saturating load", woke > 0, "%d wakes in 3 s" % woke)
     t.check("12 ethtool -G/-L changes on port B while its TX queues stop "
             "and wake: every change accepted", okall and
             gen.returncode in (0, 1), "\n".join(outs))
@@ -611,9 +614,11 @@ def rmmod_under_traffic(t, r, cfg):
             out.strip())
     # Both ports' RX rings are 2 x 2 x 4096 pages; a leak of them, or of
     # the frames in flight, shows in the free page count.
-    t.check("rmmod under traffic gives the pages back (free pages before "
-            "load %d, after rmmod %d; rings held %d)"
-            % (free0, free1, 4 * 4096), free1 >= free0 - 2048)
+    t.check("rmmod under traffic gives the pages back (free pages after "
+            "rmmod at most 2,048 under those before the load)",
+            free1 >= free0 - 2048,
+            "free pages before load %d, after rmmod %d; rings held %d"
+            % (free0, free1, 4 * 4096))
     r.load(cfg)
     r.mode_setup("stack")
     row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
@@ -648,14 +653,15 @@ def router_boot(short, a, t):
             policy_saturated(t, r, cfg, report)
         sat = {k: v["tdt_per_fwd"] for k, v in report["stack_sat"].items()}
         t.check("saturated stack forwarding, TX tail writes per forwarded "
-                "packet: batched below a quarter of skip-empty's and off's "
-                "(%s)" % sat,
-                sat["batched"] < 0.25 * min(sat["skip-empty"], sat["off"]))
+                "packet: batched below a quarter of skip-empty's and off's",
+                sat["batched"] < 0.25 * min(sat["skip-empty"], sat["off"]),
+                "per forwarded packet: %s" % sat)
         noop = {k: noop_writes(v) for k, v in report["xdp_sat"].items()}
         t.check("the full-ring XDP case does provoke no-op tail writes "
                 "without skip-empty (upstream igc's behaviour), and none "
-                "with it: %s" % noop, noop["off"] > 0 and
-                noop["skip-empty"] == 0 and noop["batched"] == 0)
+                "with it", noop["off"] > 0 and
+                noop["skip-empty"] == 0 and noop["batched"] == 0,
+                "no-op tail writes: %s" % noop)
         batched = POLICIES[2]
         latency(t, r, batched, a.threaded_napi)
         bad_ethtool(t, r)
@@ -713,19 +719,20 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
             # in 4 s (2.3 Mb/s measured), Debian's 60 to 100 times more
             min_segs = 300 if labvm.is_debug(t.kver) else 1000
             t.check("%s: TCP endpoint (iperf3, 2 streams, 4 s, A sends, B in"
-                    " a netns receives): %d segments, %d ACKs, %.3f TX tail"
-                    " writes per segment sent, %.3f per ACK sent; ethtool -S"
-                    " == model"
-                    % (cfg.name(), segs, acks, res[cfg.name()]["tdt_per_seg"],
-                       res[cfg.name()]["tdt_per_ack"]),
+                    " a netns receives): segments and ACKs sent, ethtool -S"
+                    " == model" % cfg.name(),
                     segs > min_segs and acks > 100 and
                     drv == {"A": d("A", "tdt_writes"),
                             "B": d("B", "tdt_writes")} and
                     ("db_skip_empty=0" in cfg.params or
                      d("A", "tdt_noop_writes") + d("B", "tdt_noop_writes")
                      == 0),
-                    "iperf3: %s; driver tx tail writes %s; %s"
-                    % (" | ".join(o.strip().splitlines()), drv,
+                    "%d segments, %d ACKs, %.3f TX tail writes per segment "
+                    "sent, %.3f per ACK sent; iperf3: %s; driver tx tail "
+                    "writes %s; %s"
+                    % (segs, acks, res[cfg.name()]["tdt_per_seg"],
+                       res[cfg.name()]["tdt_per_ack"],
+                       " | ".join(o.strip().splitlines()), drv,
                        res[cfg.name()]))
             r.guest("ip netns del peer; sleep 1\n", check=False)
         off, on = res["off"], res["batched"]
@@ -735,15 +742,15 @@ ip netns exec peer iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
         # segment, with a margin: a TSO packet rings once whatever its
         # size, and TCP sizes them anew each run (0.023 -> 0.032 seen on
         # 6.12 with the same doorbells per packet).
-        t.check("TCP endpoint, TX tail writes per ACK sent %.3f -> %.3f "
-                "(FreeBSD: 1 -> 1/3.5) and per segment sent %.3f -> %.3f "
-                "(FreeBSD: ~1 -> 1/9), off -> batched: not more with "
-                "batching (per ACK within 1 %%, per segment not 1.5 times "
-                "more)"
-                % (off["tdt_per_ack"], on["tdt_per_ack"], off["tdt_per_seg"],
-                   on["tdt_per_seg"]),
+        t.check("TCP endpoint, TX tail writes per ACK sent and per segment "
+                "sent, off -> batched: not more with batching (per ACK "
+                "within 1 %, per segment not 1.5 times more)",
                 on["tdt_per_ack"] <= off["tdt_per_ack"] * 1.01 and
-                on["tdt_per_seg"] <= off["tdt_per_seg"] * 1.5)
+                on["tdt_per_seg"] <= off["tdt_per_seg"] * 1.5,
+                "per ACK %.3f -> %.3f (FreeBSD: 1 -> 1/3.5), per segment "
+                "%.3f -> %.3f (FreeBSD: ~1 -> 1/9)"
+                % (off["tdt_per_ack"], on["tdt_per_ack"], off["tdt_per_seg"],
+                   on["tdt_per_seg"]))
         health(t, r, "TCP endpoint")
     return ra.out
 

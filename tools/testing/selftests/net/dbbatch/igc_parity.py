@@ -351,10 +351,11 @@ def run_driver(t, r, drv, phases, tag=""):
         dumps[phase] = d
         nw = sum(1 for a in d["accesses"] if a[1])
         ok = rc == 0 and not d["truncated"] and d["accesses"]
-        t.check("%s%s: %s: ran, traced (%d accesses, %d writes)%s"
-                % (tag, drv, phase, len(d["accesses"]), nw,
-                   ", TRUNCATED" if d["truncated"] else ""),
-                ok, "rc %d\n%s" % (rc, out) if not ok else "")
+        t.check("%s%s: %s: ran, traced whole" % (tag, drv, phase), ok,
+                "%d accesses, %d writes%s; rc %d%s"
+                % (len(d["accesses"]), nw,
+                   ", TRUNCATED" if d["truncated"] else "", rc,
+                   "\n" + out if not ok else ""))
         if rc != 0:
             break
     return dumps
