@@ -682,7 +682,7 @@ def run_per_kernel(a, boots):
     both) a Tap T and BOOTS(T, short), which runs that kernel's boots and
     returns their run directories (removed unless a.keep or a failure);
     then the plan and totals.  Returns the exit status."""
-    print("TAP version 13", flush=True)
+    tap.header()
     for short in a.kernel or ["6.1", "6.12"]:
         t = Tap(kernel_release(short))
         start = time.time()

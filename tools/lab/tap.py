@@ -19,6 +19,11 @@ import re
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
+def header():
+    """The first line of a program's TAP output."""
+    print("TAP version 13", flush=True)
+
+
 class Tap:
     """Numbered results of one program.  DIAG_LEAD starts each diagnostic
     line; DIAG_TAIL keeps only that many last lines of a diagnostic;
@@ -78,7 +83,7 @@ def run_cases(ns):
     """A host-only unit test's main(): every function case_NAME of the
     namespace NS (a module's globals()), by name, as check NAME: it
     passes when it returns, fails with what it raised.  Exit code."""
-    print("TAP version 13")
+    header()
     t = Tap(diag_on_pass=False)
     for name, f in sorted(ns.items()):
         if not name.startswith("case_"):

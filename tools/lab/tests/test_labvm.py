@@ -243,7 +243,7 @@ def main():
         ("router.booted: a clean block counts its checks, none failed",
          (True, False), lambda r: r[:3] == (1, 0, True)),
     ]
-    print("TAP version 13")
+    tap.header()
     out = tap.Tap(diag_lead="#   ", diag_on_pass=False)
     for name, consoles, ok in cases:
         r = run(consoles)

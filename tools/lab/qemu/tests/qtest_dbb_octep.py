@@ -1652,7 +1652,7 @@ def run_tests(qemu_bin, verbose):
         f.quit()
         f.cleanup()
     seed_tests(tap, qemu_bin, verbose)
-    print("1..%d" % tap.n)
+    tap.plan()
     return tap.failed
 
 

@@ -338,7 +338,7 @@ def main(doc, device, run_tests, fuzz):
             print("Bail out! build.sh failed")
             return 2
         qemu = out.stdout.decode().strip().splitlines()[-1]
-    print("TAP version 13")
+    taplib.header()
     try:
         failed = run_tests(qemu, args.verbose)
     except HarnessError as e:

@@ -368,7 +368,7 @@ def main():
     args = ap.parse_args()
     qemu = args.qemu or sh([os.path.join(QDIR, "build.sh")]).splitlines()[-1]
     t = tap.Tap(diag_lead="#   ")
-    print("TAP version 13")
+    tap.header()
     for short in args.kernel or ["6.1", "6.12"]:
         kver, text, compare, host, boot, run, work = run_kernel(
             short, qemu, args.accel, args.keep, args.timeout,

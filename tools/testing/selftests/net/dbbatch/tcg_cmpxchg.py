@@ -59,7 +59,7 @@ def main():
     ap.add_argument("--accel", default=labvm.TCG_ACCEL)
     a = ap.parse_args()
     a.qemu = labvm.qemu_binary(a.qemu)
-    print("TAP version 13", flush=True)
+    tap.header()
     t = tap.Tap(diag_lead="#   ")
     for short in a.kernel or ["6.1", "6.12"]:
         with tempfile.TemporaryDirectory(prefix="dbb-cmpxchg.") as work:
