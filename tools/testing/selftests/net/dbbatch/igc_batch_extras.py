@@ -541,40 +541,27 @@ echo "@@RING $(ethtool -g $B | sed -n '/Current/,$p' | awk '/^RX:/ {print $2}')"
             "guest's AER driver")
 
 
-def checks(t, short, a, qemu):
-    """One boot's checks into T; return its run directory."""
-    kver = t.kver
-    out = labvm.run_dir(a.keep, short, "dbb-extras.")
-    args = ["--kernel", short, "--driver", "igc_batch", "--rmem",
-            str(a.rmem), "--flows", str(router.TEST_FLOWS),
-            "--gen-args", router.TEST_GEN_ARGS,
-            "--qemu", qemu, "--smp", str(a.smp), "--queues", str(QUEUES),
-            "--rings", str(RINGS), "--out", out, "--root-port", "B"]
-    mods = labvm.modules_for(a, short)
-    if mods:
-        args += ["--modules", mods]
-    ra = router.parse_args(args)
-    kos = router.our_modules(ra, ra.configs)
-    r = ExtrasRouter(ra, ra.configs, kos)
-    cfg = ra.configs[0]
-    unplugged = False
-    try:
-        r.boot()
-        labvm.log("%s: boot %.1f s" % (kver, r.boot_time))
-        lo = r.load(cfg)
-        t.check("igc_batch binds both ports (B behind a PCIe root port), "
-                "links up, %s queues, rings %s" % (r.queues_now,
-                                                   r.rings_now),
-                r.queues_now == QUEUES and "igc_batch" in lo, lo)
-        A, B = r.ifa, r.ifb
-        # router.py's guest mounts neither: the kprobe and dynamic debug
-        r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; "
-                "mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; "
-                "true\n",
-                check=False)
+def binds_both_ports(t, r, cfg):
+    """Boot; igc_batch on both ports (B behind the root port); debugfs and
+    tracefs mounted for the cases after."""
+    r.boot()
+    labvm.log("%s: boot %.1f s" % (t.kver, r.boot_time))
+    lo = r.load(cfg)
+    t.check("igc_batch binds both ports (B behind a PCIe root port), "
+            "links up, %s queues, rings %s" % (r.queues_now,
+                                               r.rings_now),
+            r.queues_now == QUEUES and "igc_batch" in lo, lo)
+    # router.py's guest mounts neither: the kprobe and dynamic debug
+    r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; "
+            "mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; "
+            "true\n",
+            check=False)
 
-        # 1. teardown: one grace period per igcb_down()
-        rc, o = r.guest("""
+
+def teardown_one_grace_period(t, r):
+    """1. teardown: one grace period per igcb_down()."""
+    A = r.ifa
+    rc, o = r.guest("""
 T=/sys/kernel/tracing; [ -d $T/events ] || T=/sys/kernel/debug/tracing
 echo 'p:dbbsn synchronize_net' >>$T/kprobe_events || exit 12
 echo stacktrace >$T/events/kprobes/dbbsn/trigger
@@ -589,21 +576,23 @@ echo '!stacktrace' >$T/events/kprobes/dbbsn/trigger
 echo '-:dbbsn' >>$T/kprobe_events
 carrier %s 1 30
 """ % (A, A, A), check=False)
-        m = re.search(r"@@SN (\d+) (\d+)", o)
-        sn_down = int(m.group(2)) if m else -1
-        t.check("teardown: ip link down with %d queues waits one grace "
-                "period in igc_batch (synchronize_net calls from igc_batch "
-                "code: 1)"
-                % QUEUES, rc == 0 and sn_down == 1,
-                "synchronize_net calls total/from igcb_down: %s\n%s"
-                % (m.groups() if m else None, o[-1500:]))
-        restart_racing_link_up(t, r)
+    m = re.search(r"@@SN (\d+) (\d+)", o)
+    sn_down = int(m.group(2)) if m else -1
+    t.check("teardown: ip link down with %d queues waits one grace "
+            "period in igc_batch (synchronize_net calls from igc_batch "
+            "code: 1)"
+            % QUEUES, rc == 0 and sn_down == 1,
+            "synchronize_net calls total/from igcb_down: %s\n%s"
+            % (m.groups() if m else None, o[-1500:]))
 
-        # 2. advertised speed on B; frames sent the moment the carrier is
-        # back must reach the partner (dbb-igc strict: its 1000BASE-T
-        # receiver is ready 300 ms after the link, tx_link_drops before)
-        g0 = r.truth()["B"]
-        rc, o = r.guest("""
+
+def advertised_speed(t, r):
+    """2. advertised speed on B; frames sent the moment the carrier is
+    back must reach the partner (dbb-igc strict: its 1000BASE-T receiver
+    is ready 300 ms after the link, tx_link_drops before)."""
+    B = r.ifb
+    g0 = r.truth()["B"]
+    rc, o = r.guest("""
 B=%s
 d0=$(dmesg | grep -c 'Link is Up 1000 Mbps' || true)
 ethtool -s $B speed 1000 duplex full autoneg off 2>&1; echo "@@FORCED $?"
@@ -627,222 +616,236 @@ ethtool $B | grep -E 'Speed|Duplex|Auto-neg|Link detected'
 dmesg | grep -E 'Link is (Up|Down)' | tail -n 2
 echo "@@UP1000 $(($(dmesg | grep -c 'Link is Up 1000 Mbps' || true) - d0))"
 """ % B, check=False)
-        g1 = r.truth()["B"]
-        st = state_dump(r)
-        rc2, w = r.regs(B)
-        status = reg(w, "STATUS") if len(w) == REGS_N else None
-        lost = sum(g1["tx_link_drops"]) - sum(g0["tx_link_drops"])
-        sent = sum(g1["tx_frames"]) - sum(g0["tx_frames"])
-        t.check("at 1000 Mb/s the carrier waits for the partner's "
-                "1000BASE-T receiver: 5 pings sent as soon as it is on all "
-                "reach the wire (model's tx_link_drops)",
-                lost == 0 and sent >= 5, "frames lost before the partner "
-                "was ready %d, sent %d\n%s" % (lost, sent, o[-1500:]))
-        t.check("forced speed refused (autoneg off): ethtool fails, dmesg "
-                "says to advertise one speed instead",
-                re.search(r"@@FORCED [1-9]", o) is not None and
-                "advertise the one speed" in o, o)
-        t.check("ethtool -s B speed 1000 duplex full autoneg on: advertises "
-                "1000baseT/Full only, link renegotiates and comes up at "
-                "1000 Mb/s full (ethtool, dmesg, STATUS bits 7 set, 22 "
-                "clear)",
-                rc == 0 and st.get("SPEED") == "1000Mb/s" and
-                st.get("ADV") == "1000baseT/Full" and "@@UP1000 1" in o
-                and "@@NOCARRIER" not in o and status is not None and
-                status & 0x83 == 0x83 and not status & (1 << 22),
-                "%s\nspeed %s advertised %s STATUS %s" % (
-                    o, st.get("SPEED"), st.get("ADV"),
-                    "%#x" % status if status is not None else w[:4]))
+    g1 = r.truth()["B"]
+    st = state_dump(r)
+    rc2, w = r.regs(B)
+    status = reg(w, "STATUS") if len(w) == REGS_N else None
+    lost = sum(g1["tx_link_drops"]) - sum(g0["tx_link_drops"])
+    sent = sum(g1["tx_frames"]) - sum(g0["tx_frames"])
+    t.check("at 1000 Mb/s the carrier waits for the partner's "
+            "1000BASE-T receiver: 5 pings sent as soon as it is on all "
+            "reach the wire (model's tx_link_drops)",
+            lost == 0 and sent >= 5, "frames lost before the partner "
+            "was ready %d, sent %d\n%s" % (lost, sent, o[-1500:]))
+    t.check("forced speed refused (autoneg off): ethtool fails, dmesg "
+            "says to advertise one speed instead",
+            re.search(r"@@FORCED [1-9]", o) is not None and
+            "advertise the one speed" in o, o)
+    t.check("ethtool -s B speed 1000 duplex full autoneg on: advertises "
+            "1000baseT/Full only, link renegotiates and comes up at "
+            "1000 Mb/s full (ethtool, dmesg, STATUS bits 7 set, 22 "
+            "clear)",
+            rc == 0 and st.get("SPEED") == "1000Mb/s" and
+            st.get("ADV") == "1000baseT/Full" and "@@UP1000 1" in o
+            and "@@NOCARRIER" not in o and status is not None and
+            status & 0x83 == 0x83 and not status & (1 << 22),
+            "%s\nspeed %s advertised %s STATUS %s" % (
+                o, st.get("SPEED"), st.get("ADV"),
+                "%#x" % status if status is not None else w[:4]))
 
-        # 3. ethtool -d
-        errs0 = sum(r.truth()["A"]["guest_errors"])
-        rc, w = r.regs(A)
-        _, txt = r.guest("ethtool -d %s | head -n 4\n" % A, check=False)
-        ok = rc == 0 and len(w) == REGS_N
-        ev = "%d words (want %d); %s" % (len(w), REGS_N, txt.strip())
-        if ok:
-            ev += "\nCTRL %#x STATUS %#x RCTL %#x TCTL %#x RLPML %d " \
-                "TDLEN0 %d RDLEN0 %d TXDCTL3 %#x" % (
-                    reg(w, "CTRL"), reg(w, "STATUS"), reg(w, "RCTL"),
-                    reg(w, "TCTL"), reg(w, "RLPML"), reg(w, "TDLEN", 0),
-                    reg(w, "RDLEN", 0), reg(w, "TXDCTL", 3))
-            ok = (reg(w, "STATUS") & 2 and reg(w, "RCTL") & 2 and
-                  reg(w, "TCTL") & 2 and reg(w, "TDLEN", 0) == RINGS * 16
-                  and reg(w, "RDLEN", 0) == RINGS * 16 and
-                  reg(w, "RLPML") == 1500 + 26 and
-                  reg(w, "TXDCTL", 3) & (1 << 25))
-        t.check("ethtool -d prints the documented %d registers: link up, "
-                "RX/TX enabled, TDLEN/RDLEN = %d descriptors, RLPML = MTU "
-                "+ 26, queue 3 enabled" % (REGS_N, RINGS), ok, ev)
-        # dbb-igc (strict) logs a guest error when SWSM stays held 1 s: a
-        # read of SWSM takes the firmware semaphore on the real part
-        r.guest("sleep 1.5\n", check=False)
-        errs = sum(r.truth()["A"]["guest_errors"]) - errs0
-        t.check("ethtool -d leaves the firmware semaphore free (no read of "
-                "SWSM, which takes SMBI): no guest error on A in 1.5 s",
-                errs == 0, "%d guest error(s), see qemu.log" % errs)
 
-        # 4. system sleep with the stack forwarding
-        rc, o = r.guest("""
+def ethtool_regs(t, r):
+    """3. ethtool -d: the documented layout, and no read of SWSM."""
+    A = r.ifa
+    errs0 = sum(r.truth()["A"]["guest_errors"])
+    rc, w = r.regs(A)
+    _, txt = r.guest("ethtool -d %s | head -n 4\n" % A, check=False)
+    ok = rc == 0 and len(w) == REGS_N
+    ev = "%d words (want %d); %s" % (len(w), REGS_N, txt.strip())
+    if ok:
+        ev += "\nCTRL %#x STATUS %#x RCTL %#x TCTL %#x RLPML %d " \
+            "TDLEN0 %d RDLEN0 %d TXDCTL3 %#x" % (
+                reg(w, "CTRL"), reg(w, "STATUS"), reg(w, "RCTL"),
+                reg(w, "TCTL"), reg(w, "RLPML"), reg(w, "TDLEN", 0),
+                reg(w, "RDLEN", 0), reg(w, "TXDCTL", 3))
+        ok = (reg(w, "STATUS") & 2 and reg(w, "RCTL") & 2 and
+              reg(w, "TCTL") & 2 and reg(w, "TDLEN", 0) == RINGS * 16
+              and reg(w, "RDLEN", 0) == RINGS * 16 and
+              reg(w, "RLPML") == 1500 + 26 and
+              reg(w, "TXDCTL", 3) & (1 << 25))
+    t.check("ethtool -d prints the documented %d registers: link up, "
+            "RX/TX enabled, TDLEN/RDLEN = %d descriptors, RLPML = MTU "
+            "+ 26, queue 3 enabled" % (REGS_N, RINGS), ok, ev)
+    # dbb-igc (strict) logs a guest error when SWSM stays held 1 s: a
+    # read of SWSM takes the firmware semaphore on the real part
+    r.guest("sleep 1.5\n", check=False)
+    errs = sum(r.truth()["A"]["guest_errors"]) - errs0
+    t.check("ethtool -d leaves the firmware semaphore free (no read of "
+            "SWSM, which takes SMBI): no guest error on A in 1.5 s",
+            errs == 0, "%d guest error(s), see qemu.log" % errs)
+
+
+def suspend_stack(t, r, cfg):
+    """4. system sleep with the stack forwarding, a non-default state
+    (MTU, RSS table, doorbell knob) kept across it; back to the defaults
+    after."""
+    A, B = r.ifa, r.ifb
+    rc, o = r.guest("""
 A=%s B=%s
 ip link set $A mtu %d && ip link set $B mtu %d || exit 14
 ethtool -X $A weight 1 0 0 0 || exit 15
 ethtool --set-priv-flags $B tx_db_batched off || exit 16
 carrier $A 1 30 && carrier $B 1 30
 """ % (A, B, MTU, MTU), check=False)
-        r.mode_setup("stack")
-        before = state_dump(r)
-        row = step(r, cfg, "stack")
-        t.check("before suspend (MTU %d, RSS all on queue 0, B "
-                "tx_db_batched off, B at 1000): stack forwarding, no loss, "
-                "RX on queue 0 only" % MTU,
-                rc == 0 and router.lossless(row, COUNT) and all_on_queue0(row),
-                ev_row(row) + "\n" + o)
-        ok, o = suspend(r, "devices")
-        t.check("pm_test=devices, echo freeze >/sys/power/state: suspend "
-                "and resume complete, both links back", ok, o)
-        after = state_dump(r)
-        _, w = r.regs(A)
-        _, wb = r.regs(B)
-        regs_ok = (len(w) == REGS_N and len(wb) == REGS_N and
-                   reg(w, "RLPML") == MTU + 26 and
-                   reg(w, "TDLEN", 0) == RINGS * 16 and
-                   reg(w, "RDLEN", 3) == RINGS * 16 and
-                   reg(w, "MRQC") & 2 and reg(wb, "STATUS") & (1 << 7) and
-                   not reg(wb, "STATUS") & (1 << 22))
-        t.check("after resume: MTU, rings, queues, RSS table, doorbell knob, "
-                "advertised speed and link (1000) as before; registers "
-                "(RLPML, TDLEN, RDLEN, MRQC, STATUS) programmed again",
-                after == before and after.get("RSS") == "0" and
-                after.get("SPEED") == "1000Mb/s" and
-                "tx_db_batched=off" in after.get("FLAGS", "") and regs_ok,
-                "before %s\nafter  %s\nA RLPML %s TDLEN0 %s MRQC %s; B "
-                "STATUS %s" % (before, after,
-                               reg(w, "RLPML") if len(w) == REGS_N else w,
-                               reg(w, "TDLEN", 0) if len(w) == REGS_N
-                               else "-", hex(reg(w, "MRQC"))
-                               if len(w) == REGS_N else "-",
-                               hex(reg(wb, "STATUS")) if len(wb) == REGS_N
-                               else wb))
-        row = step(r, cfg, "stack")
-        t.check("after resume: stack forwarding with no loss, RSS still "
-                "puts every flow on queue 0",
-                router.lossless(row, COUNT) and all_on_queue0(row),
-                ev_row(row))
-        r.mode_teardown("stack")
-        # back to the defaults for the rest
-        r.guest("ethtool -X %s default; ethtool --set-priv-flags %s "
-                "tx_db_batched on\n" % (A, B), check=False)
+    r.mode_setup("stack")
+    before = state_dump(r)
+    row = step(r, cfg, "stack")
+    t.check("before suspend (MTU %d, RSS all on queue 0, B "
+            "tx_db_batched off, B at 1000): stack forwarding, no loss, "
+            "RX on queue 0 only" % MTU,
+            rc == 0 and router.lossless(row, COUNT) and all_on_queue0(row),
+            ev_row(row) + "\n" + o)
+    ok, o = suspend(r, "devices")
+    t.check("pm_test=devices, echo freeze >/sys/power/state: suspend "
+            "and resume complete, both links back", ok, o)
+    after = state_dump(r)
+    _, w = r.regs(A)
+    _, wb = r.regs(B)
+    regs_ok = (len(w) == REGS_N and len(wb) == REGS_N and
+               reg(w, "RLPML") == MTU + 26 and
+               reg(w, "TDLEN", 0) == RINGS * 16 and
+               reg(w, "RDLEN", 3) == RINGS * 16 and
+               reg(w, "MRQC") & 2 and reg(wb, "STATUS") & (1 << 7) and
+               not reg(wb, "STATUS") & (1 << 22))
+    t.check("after resume: MTU, rings, queues, RSS table, doorbell knob, "
+            "advertised speed and link (1000) as before; registers "
+            "(RLPML, TDLEN, RDLEN, MRQC, STATUS) programmed again",
+            after == before and after.get("RSS") == "0" and
+            after.get("SPEED") == "1000Mb/s" and
+            "tx_db_batched=off" in after.get("FLAGS", "") and regs_ok,
+            "before %s\nafter  %s\nA RLPML %s TDLEN0 %s MRQC %s; B "
+            "STATUS %s" % (before, after,
+                           reg(w, "RLPML") if len(w) == REGS_N else w,
+                           reg(w, "TDLEN", 0) if len(w) == REGS_N
+                           else "-", hex(reg(w, "MRQC"))
+                           if len(w) == REGS_N else "-",
+                           hex(reg(wb, "STATUS")) if len(wb) == REGS_N
+                           else wb))
+    row = step(r, cfg, "stack")
+    t.check("after resume: stack forwarding with no loss, RSS still "
+            "puts every flow on queue 0",
+            router.lossless(row, COUNT) and all_on_queue0(row),
+            ev_row(row))
+    r.mode_teardown("stack")
+    # back to the defaults for the rest
+    r.guest("ethtool -X %s default; ethtool --set-priv-flags %s "
+            "tx_db_batched on\n" % (A, B), check=False)
 
-        # 5. system sleep with XDP_REDIRECT attached
-        r.mode_setup("xdp")
-        _, p0 = r.guest(
-            "ip -d link show %s | grep -o 'prog/xdp id [0-9]*'\n" % A,
-            check=False)
-        _, lv = r.guest("cat /sys/power/pm_test\n", check=False)
-        level = "platform" if "platform" in lv else "devices"
-        ok, o = suspend(r, level)
-        _, p1 = r.guest(
-            "ip -d link show %s | grep -o 'prog/xdp id [0-9]*'\n" % A,
-            check=False)
-        t.check("XDP_REDIRECT attached: pm_test=%s freeze cycle completes, "
-                "the same XDP program is attached after resume" % level,
-                ok and p0.strip() and p0.strip() == p1.strip(),
-                "before %r after %r\n%s" % (p0.strip(), p1.strip(), o))
-        row = step(r, cfg, "xdp")
-        t.check("after resume: XDP_REDIRECT forwarding with no loss, TTL 64",
-                router.lossless(row, COUNT) and row["ttl"] == [64, 64],
-                ev_row(row))
-        r.mode_teardown("xdp")
 
-        # 6. ethtool -t
-        rc, o = r.guest("""
+def suspend_xdp(t, r, cfg):
+    """5. system sleep with XDP_REDIRECT attached."""
+    A = r.ifa
+    r.mode_setup("xdp")
+    _, p0 = r.guest(
+        "ip -d link show %s | grep -o 'prog/xdp id [0-9]*'\n" % A,
+        check=False)
+    _, lv = r.guest("cat /sys/power/pm_test\n", check=False)
+    level = "platform" if "platform" in lv else "devices"
+    ok, o = suspend(r, level)
+    _, p1 = r.guest(
+        "ip -d link show %s | grep -o 'prog/xdp id [0-9]*'\n" % A,
+        check=False)
+    t.check("XDP_REDIRECT attached: pm_test=%s freeze cycle completes, "
+            "the same XDP program is attached after resume" % level,
+            ok and p0.strip() and p0.strip() == p1.strip(),
+            "before %r after %r\n%s" % (p0.strip(), p1.strip(), o))
+    row = step(r, cfg, "xdp")
+    t.check("after resume: XDP_REDIRECT forwarding with no loss, TTL 64",
+            router.lossless(row, COUNT) and row["ttl"] == [64, 64],
+            ev_row(row))
+    r.mode_teardown("xdp")
+
+
+def ethtool_selftest(t, r, cfg):
+    """6. ethtool -t offline and online, then stack forwarding: leaves the
+    stack mode set up for aer_recovery(), which tears it down."""
+    A, B = r.ifa, r.ifb
+    rc, o = r.guest("""
 A=%s B=%s
 ethtool -t $A offline; echo "@@OFF $?"
 ethtool -t $A online; echo "@@ON $?"
 carrier $A 1 30 && carrier $B 1 30 || echo "@@NOCARRIER"
 """ % (A, B), timeout=120, check=False)
-        res = re.findall(r"The test result is (\w+)", o)
-        t.check("ethtool -t A offline (register, interrupt, link) and "
-                "online (link) both PASS, every result 0",
-                res == ["PASS", "PASS"] and "@@OFF 0" in o and
-                "@@ON 0" in o and "@@NOCARRIER" not in o and
-                len(re.findall(r"\(offline\)\s+0|\(on/offline\)\s+0", o))
-                == 6, o)
-        r.mode_setup("stack")
-        row = step(r, cfg, "stack")
-        t.check("after ethtool -t offline: stack forwarding with no loss",
-                router.lossless(row, COUNT), ev_row(row))
+    res = re.findall(r"The test result is (\w+)", o)
+    t.check("ethtool -t A offline (register, interrupt, link) and "
+            "online (link) both PASS, every result 0",
+            res == ["PASS", "PASS"] and "@@OFF 0" in o and
+            "@@ON 0" in o and "@@NOCARRIER" not in o and
+            len(re.findall(r"\(offline\)\s+0|\(on/offline\)\s+0", o))
+            == 6, o)
+    r.mode_setup("stack")
+    row = step(r, cfg, "stack")
+    t.check("after ethtool -t offline: stack forwarding with no loss",
+            router.lossless(row, COUNT), ev_row(row))
 
-        # 7. PCI error recovery through AER
-        _, aer = r.guest(
-            "echo $(ls /sys/bus/pci_express/drivers/aer 2>/dev/null"
-            " | grep -c pcie); dmesg | grep -i aer | head -n 5\n",
-            check=False)
-        if aer.split("\n")[0].strip() in ("", "0"):
-            t.check("PCI error recovery (AER injection on B)", True,
-                    aer, skip="the guest's AER service does not bind the "
-                    "root port (%s)" % aer.split("\n")[0].strip())
-        else:
-            # QEMU forwards ERR_* messages through a root port only with
-            # its Bridge Control SERR# Enable set (as the PCIe spec has
-            # it); Linux leaves that bit to firmware, SeaBIOS leaves it
-            # clear: set it, as a BIOS would.
-            r.guest(
-                "cfg=/sys/bus/pci/devices/%s/config\n" % ROOT_PORT_BDF + """
+
+def aer_recovery(t, r, cfg):
+    """7. PCI error recovery through AER (SKIP when the guest's AER driver
+    does not bind the root port), then on a port closed by a failed
+    reopen; tears down the stack mode ethtool_selftest() set up."""
+    B = r.ifb
+    _, aer = r.guest(
+        "echo $(ls /sys/bus/pci_express/drivers/aer 2>/dev/null"
+        " | grep -c pcie); dmesg | grep -i aer | head -n 5\n",
+        check=False)
+    if aer.split("\n")[0].strip() in ("", "0"):
+        t.check("PCI error recovery (AER injection on B)", True,
+                aer, skip="the guest's AER service does not bind the "
+                "root port (%s)" % aer.split("\n")[0].strip())
+    else:
+        # QEMU forwards ERR_* messages through a root port only with
+        # its Bridge Control SERR# Enable set (as the PCIe spec has
+        # it); Linux leaves that bit to firmware, SeaBIOS leaves it
+        # clear: set it, as a BIOS would.
+        r.guest(
+            "cfg=/sys/bus/pci/devices/%s/config\n" % ROOT_PORT_BDF + """
 v=$(od -An -tu1 -j62 -N1 $cfg)
 printf "\\\\$(printf %o $((v | 2)))" | dd of=$cfg bs=1 seek=62 count=1 conv=notrunc 2>/dev/null
 echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
 """, check=False)
-            rec, seen, o = inject_aer(r)
-            _, c = r.guest("carrier %s 1 30 || echo '@@NOCARRIER'\n" % B,
-                           check=False)
-            o += c
-            t.check("PCI error recovery: uncorrectable error injected on B "
-                    "(QMP pcie_aer_inject_error POISON_TLP): "
-                    "error_detected, slot_reset, resume; link back",
-                    rec == 1 and "@@NOCARRIER" not in o, o,
-                    skip=None if seen or rec else "QEMU accepted the "
-                    "injection but no AER message reached the guest's AER "
-                    "driver: the handlers are not exercised here")
-            row = step(r, cfg, "stack")
-            t.check("after PCI error recovery: stack forwarding with no "
-                    "loss", router.lossless(row, COUNT), ev_row(row))
-            aer_after_failed_reopen(t, r, cfg)
-        r.mode_teardown("stack")
+        rec, seen, o = inject_aer(r)
+        _, c = r.guest("carrier %s 1 30 || echo '@@NOCARRIER'\n" % B,
+                       check=False)
+        o += c
+        t.check("PCI error recovery: uncorrectable error injected on B "
+                "(QMP pcie_aer_inject_error POISON_TLP): "
+                "error_detected, slot_reset, resume; link back",
+                rec == 1 and "@@NOCARRIER" not in o, o,
+                skip=None if seen or rec else "QEMU accepted the "
+                "injection but no AER message reached the guest's AER "
+                "driver: the handlers are not exercised here")
+        row = step(r, cfg, "stack")
+        t.check("after PCI error recovery: stack forwarding with no "
+                "loss", router.lossless(row, COUNT), ev_row(row))
+        aer_after_failed_reopen(t, r, cfg)
+    r.mode_teardown("stack")
 
-        # 7b. faults injected on the data path
-        tx_drop_publishes_earlier(t, r)
-        rx_alloc_failure_repolls(t, r, cfg)
-        dma_pause_recovers(t, r, cfg)
-        tx_hang_resets(t, r, cfg)
-        xdp_flush_without_carrier(t, r)
 
-        # model health before B goes away
-        errs = {p: r.truth()[p]["guest_errors"][0] for p in ("A", "B")}
-
-        # 8. hot-unplug of B under traffic
-        r.mode_setup("stack")
-        _, bdf = r.guest("basename $(readlink /sys/class/net/%s/device)\n" % B,
-                         check=False)
-        bdf = bdf.strip()
-        gp = r.gen_background(RATE, RATE * 6)
-        time.sleep(2)
-        try:
-            r.qmp.cmd("device_del", id="nicB")
-            dd = "device_del sent"
-        except RuntimeError as e:
-            dd = "device_del failed: %s" % e
-        rc, o = r.guest("""
+def hot_unplug(t, r):
+    """8. hot-unplug of B under traffic, then igc_batch and dbbatch
+    unloaded; igc_batch reloaded for .shutdown at poweroff."""
+    A, B = r.ifa, r.ifb
+    r.mode_setup("stack")
+    _, bdf = r.guest("basename $(readlink /sys/class/net/%s/device)\n" % B,
+                     check=False)
+    bdf = bdf.strip()
+    gp = r.gen_background(RATE, RATE * 6)
+    time.sleep(2)
+    try:
+        r.qmp.cmd("device_del", id="nicB")
+        dd = "device_del sent"
+    except RuntimeError as e:
+        dd = "device_del failed: %s" % e
+    rc, o = r.guest("""
 i=0; while [ -e /sys/bus/pci/devices/%s ] && [ $i -lt 300 ]; do
 	sleep 0.1; i=$((i + 1)); done
 [ -e /sys/bus/pci/devices/%s ] && echo "@@STILL"
 ifof %s >/dev/null && echo "@@IFSTILL"
 dmesg | grep -iE 'pciehp|acpiphp|igc_batch|%s' | tail -n 6
 """ % (bdf, bdf, router.MAC_B, bdf), timeout=60, check=False)
-        gp.wait(timeout=60)
-        unplugged = "@@STILL" not in o and "@@IFSTILL" not in o
-        rc2, o2 = r.guest("""
+    gp.wait(timeout=60)
+    unplugged = "@@STILL" not in o and "@@IFSTILL" not in o
+    rc2, o2 = r.guest("""
 ip link set %s down
 rmmod igc_batch; echo "@@RMMOD $?"
 rmmod dbbatch; echo "@@RMMOD2 $?"
@@ -850,30 +853,35 @@ sleep 2
 dmesg | grep -E 'page_pool|stalled|leak' | tail -n 3
 lsmod | grep -E '^(igc_batch|dbbatch) ' || true
 """ % A, timeout=120, check=False)
-        t.check("hot-unplug of B (QMP device_del) under traffic: the device "
-                "and its netdev go away; then igc_batch and dbbatch unload "
-                "with no page_pool or leak message",
-                dd == "device_del sent" and unplugged and "@@RMMOD 0" in o2
-                and "@@RMMOD2 0" in o2 and "stalled" not in o2 and
-                "leak" not in o2, "%s (%s)\n%s\n%s" % (dd, bdf, o, o2))
-        # reload for .shutdown at poweroff
-        r.guest("modprobe igc_batch; waitif %s\n" % router.MAC_A, check=False)
+    t.check("hot-unplug of B (QMP device_del) under traffic: the device "
+            "and its netdev go away; then igc_batch and dbbatch unload "
+            "with no page_pool or leak message",
+            dd == "device_del sent" and unplugged and "@@RMMOD 0" in o2
+            and "@@RMMOD2 0" in o2 and "stalled" not in o2 and
+            "leak" not in o2, "%s (%s)\n%s\n%s" % (dd, bdf, o, o2))
+    # reload for .shutdown at poweroff
+    r.guest("modprobe igc_batch; waitif %s\n" % router.MAC_A, check=False)
 
-        # 9. health
-        taint, bad = r.health()
-        t.check("kernel log clean (no WARNING/BUG/Oops/Call Trace/hang/"
-                "lockup/timeout), taint only O and E, no guest "
-                "programming errors on either port",
-                taint & ~TAINT_OK == 0 and taint >= 0 and not bad and
-                not any(errs.values()),
-                "tainted=%d guest_errors=%s %s" % (taint, errs,
-                                                   "; ".join(bad[:8])))
-        r.guest("echo 'module igc_batch +p' >/sys/kernel/debug/dynamic_debug/"
-                "control; dmesg -n 8\n", check=False)
-    except Exception as e:
-        t.check("harness: %s: %s" % (type(e).__name__, e), False)
-    finally:
-        r.shutdown()
+
+def health_clean(t, r, errs):
+    """9. health: the kernel log, the taint and ERRS (each port's model
+    guest errors, read before B went away); dynamic debug on for
+    .shutdown at poweroff."""
+    taint, bad = r.health()
+    t.check("kernel log clean (no WARNING/BUG/Oops/Call Trace/hang/"
+            "lockup/timeout), taint only O and E, no guest "
+            "programming errors on either port",
+            taint & ~TAINT_OK == 0 and taint >= 0 and not bad and
+            not any(errs.values()),
+            "tainted=%d guest_errors=%s %s" % (taint, errs,
+                                               "; ".join(bad[:8])))
+    r.guest("echo 'module igc_batch +p' >/sys/kernel/debug/dynamic_debug/"
+            "control; dmesg -n 8\n", check=False)
+
+
+def shutdown_at_poweroff(t, r):
+    """.shutdown at guest poweroff, read from the console once the guest
+    is shut down."""
     try:
         with open(r.console, errors="replace") as f:
             con = f.read()
@@ -887,6 +895,51 @@ lsmod | grep -E '^(igc_batch|dbbatch) ' || true
                                      con, re.M)[-3:] + bad[:5]))
     except (OSError, AttributeError) as e:
         t.check(".shutdown at guest poweroff", False, str(e))
+
+
+def checks(t, short, a, qemu):
+    """One boot's checks into T; return its run directory."""
+    out = labvm.run_dir(a.keep, short, "dbb-extras.")
+    args = ["--kernel", short, "--driver", "igc_batch", "--rmem",
+            str(a.rmem), "--flows", str(router.TEST_FLOWS),
+            "--gen-args", router.TEST_GEN_ARGS,
+            "--qemu", qemu, "--smp", str(a.smp), "--queues", str(QUEUES),
+            "--rings", str(RINGS), "--out", out, "--root-port", "B"]
+    mods = labvm.modules_for(a, short)
+    if mods:
+        args += ["--modules", mods]
+    ra = router.parse_args(args)
+    kos = router.our_modules(ra, ra.configs)
+    r = ExtrasRouter(ra, ra.configs, kos)
+    cfg = ra.configs[0]
+    try:
+        binds_both_ports(t, r, cfg)
+        teardown_one_grace_period(t, r)
+        restart_racing_link_up(t, r)
+        advertised_speed(t, r)
+        ethtool_regs(t, r)
+        suspend_stack(t, r, cfg)
+        suspend_xdp(t, r, cfg)
+        ethtool_selftest(t, r, cfg)
+        aer_recovery(t, r, cfg)
+
+        # 7b. faults injected on the data path
+        tx_drop_publishes_earlier(t, r)
+        rx_alloc_failure_repolls(t, r, cfg)
+        dma_pause_recovers(t, r, cfg)
+        tx_hang_resets(t, r, cfg)
+        xdp_flush_without_carrier(t, r)
+
+        # model health before B goes away
+        errs = {p: r.truth()[p]["guest_errors"][0] for p in ("A", "B")}
+
+        hot_unplug(t, r)
+        health_clean(t, r, errs)
+    except Exception as e:
+        t.check("harness: %s: %s" % (type(e).__name__, e), False)
+    finally:
+        r.shutdown()
+    shutdown_at_poweroff(t, r)
     return ra.out
 
 
