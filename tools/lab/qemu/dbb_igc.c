@@ -133,16 +133,6 @@ void dbb_igc_stat_add64(DbbIgcState *s, hwaddr lo, uint64_t n)
     dbb_igc_set_reg(s, lo + 4, v >> 32);
 }
 
-static bool dbb_igc_is_stat(hwaddr off)
-{
-    if (off >= IGC_R_STATS_FIRST && off <= IGC_R_STATS_LAST) {
-        return true;
-    }
-    return off >= IGC_RXQ_FIRST &&
-           off < IGC_RXQ_FIRST + DBB_IGC_NUM_QUEUES * IGC_Q_STRIDE &&
-           (off & (IGC_Q_STRIDE - 1)) == (IGC_R_RQDPC(0) & (IGC_Q_STRIDE - 1));
-}
-
 /* ---- interrupts ----------------------------------------------------- */
 
 static bool dbb_igc_msix_mode(DbbIgcState *s)
@@ -409,7 +399,34 @@ static void dbb_igc_qdev_reset(DeviceState *dev)
 
 /* ---- registers -------------------------------------------------------- */
 
-static uint32_t dbb_igc_status(DbbIgcState *s)
+/*
+ * Register dispatch: a read and a write op per register, in tables
+ * indexed by offset / 4 (the pattern of QEMU's e1000e_core.c).  A register
+ * without an op is a plain load or store of s->regs.  The TX and RX queue
+ * blocks (DBB_IGC_NUM_QUEUES queues, IGC_Q_STRIDE apart) have tables of
+ * their own, indexed by a register's place in its queue's block; their
+ * write ops get the queue, and a block has a default write op.
+ */
+typedef uint32_t (*DbbIgcReadOp)(DbbIgcState *s, hwaddr off);
+typedef void (*DbbIgcWriteOp)(DbbIgcState *s, hwaddr off, uint32_t val);
+typedef void (*DbbIgcQueueWriteOp)(DbbIgcState *s, int q, hwaddr off,
+                                   uint32_t val);
+
+#define DBB_IGC_QUEUE_REGS  (IGC_Q_STRIDE / 4)
+
+/* The index of a queue register in its block's tables. */
+#define DBB_IGC_QIDX(off)   (((off) & (IGC_Q_STRIDE - 1)) >> 2)
+
+typedef struct DbbIgcQueueBlock {
+    hwaddr first;                       /* queue 0's first register */
+    DbbIgcReadOp read[DBB_IGC_QUEUE_REGS];
+    DbbIgcQueueWriteOp write[DBB_IGC_QUEUE_REGS];
+    DbbIgcQueueWriteOp write_default;   /* registers without a write op */
+} DbbIgcQueueBlock;
+
+/* -- read ops -- */
+
+static uint32_t dbb_igc_read_status(DbbIgcState *s, hwaddr off)
 {
     uint32_t v = 0;
 
@@ -434,76 +451,48 @@ static uint32_t dbb_igc_status(DbbIgcState *s)
     return v;
 }
 
-static uint32_t dbb_igc_read_reg(DbbIgcState *s, hwaddr off)
+/* ICR: read to clear; an asserted interrupt also clears IAM's bits of IMS. */
+static uint32_t dbb_igc_read_icr(DbbIgcState *s, hwaddr off)
 {
-    uint32_t v;
+    uint32_t v = dbb_igc_reg(s, IGC_R_ICR);
 
-    s->gt[DBB_GT_REG_READS][0]++;
-    if (off >= DBB_IGC_REG_SPACE) {
-        return 0;
+    dbb_igc_set_reg(s, IGC_R_ICR, 0);
+    if ((v & IGC_ICR_INT_ASSERTED) && dbb_igc_reg(s, IGC_R_IAM)) {
+        dbb_igc_set_reg(s, IGC_R_IMS, dbb_igc_reg(s, IGC_R_IMS) &
+                        ~dbb_igc_reg(s, IGC_R_IAM));
     }
-    switch (off) {
-    case IGC_R_STATUS:
-        return dbb_igc_status(s);
-    case IGC_R_ICR:
-        v = dbb_igc_reg(s, IGC_R_ICR);
-        dbb_igc_set_reg(s, IGC_R_ICR, 0);
-        if ((v & IGC_ICR_INT_ASSERTED) && dbb_igc_reg(s, IGC_R_IAM)) {
-            dbb_igc_set_reg(s, IGC_R_IMS, dbb_igc_reg(s, IGC_R_IMS) &
-                            ~dbb_igc_reg(s, IGC_R_IAM));
-        }
-        dbb_igc_legacy_update(s, 0);
-        return v;
-    case IGC_R_ICS:
-    case IGC_R_IMC:
-    case IGC_R_EICS:
-    case IGC_R_EIMC:
-        return 0;
-    case IGC_R_SWSM:
-        return dbb_igc_swsm_read(s);
-    default:
-        v = dbb_igc_reg(s, off);
-        if (dbb_igc_is_stat(off)) {
-            dbb_igc_set_reg(s, off, 0);
-        }
-        return v;
-    }
+    dbb_igc_legacy_update(s, 0);
+    return v;
 }
 
-/* Writable bits of plain registers (igc's register self-test checks). */
-static uint32_t dbb_igc_write_mask(hwaddr off)
+/* Write-only registers (ICS, IMC, EICS, EIMC). */
+static uint32_t dbb_igc_read_zero(DbbIgcState *s, hwaddr off)
 {
-    if (off >= IGC_R_RAH(0) && off <= IGC_R_RAH(DBB_IGC_RAR_ENTRIES - 1) &&
-        (off & 7) == 4) {
-        return 0x900FFFFF;                  /* AV, QSEL_EN, QSEL, ASEL, addr */
-    }
-    switch (off) {
-    case IGC_R_FCAH:
-    case IGC_R_FCT:
-    case IGC_R_FCTTV:
-        return 0xFFFF;
-    case IGC_R_FCRTH:
-        return 0x3FFF0;
-    case IGC_R_TIPG:
-        return 0x3FFFFFFF;
-    default:
-        return UINT32_MAX;
-    }
+    return 0;
 }
 
-/* Ring length registers: 128-byte multiples, low bits read as zero. */
-static uint32_t dbb_igc_ring_len(DbbIgcState *s, const char *reg, int q,
-                                 uint32_t val)
+static uint32_t dbb_igc_read_swsm(DbbIgcState *s, hwaddr off)
 {
-    val &= DBB_IGC_MAX_RING_BYTES - 1;
-    if (val & 0x7F) {
-        dbb_igc_guest_error(s, "queue %d: %s %u is not a multiple of 128: "
-                            "low bits ignored", q, reg, val);
-    }
-    return val & ~0x7Fu;
+    return dbb_igc_swsm_read(s);
 }
 
-static void dbb_igc_write_ctrl(DbbIgcState *s, uint32_t val)
+/* Statistics counters (and RQDPC): clear on read. */
+static uint32_t dbb_igc_read_stat(DbbIgcState *s, hwaddr off)
+{
+    uint32_t v = dbb_igc_reg(s, off);
+
+    dbb_igc_set_reg(s, off, 0);
+    return v;
+}
+
+/* -- write ops -- */
+
+/* Read-only here: STATUS, EECD, the statistics counters. */
+static void dbb_igc_write_ro(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+}
+
+static void dbb_igc_write_ctrl(DbbIgcState *s, hwaddr off, uint32_t val)
 {
     bool was_rst = dbb_igc_reg(s, IGC_R_CTRL) & IGC_CTRL_PHY_RST;
 
@@ -522,7 +511,38 @@ static void dbb_igc_write_ctrl(DbbIgcState *s, uint32_t val)
     dbb_igc_set_reg(s, IGC_R_CTRL, val);
 }
 
-static void dbb_igc_write_rctl(DbbIgcState *s, uint32_t val)
+static void dbb_igc_write_eerd(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_eerd_write(s, val);
+}
+
+static void dbb_igc_write_srwr(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_srwr_write(s, val);
+}
+
+static void dbb_igc_write_mdic(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_mdic_start(s, val);
+}
+
+static void dbb_igc_write_phpm(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, off, dbb_igc_phpm_write(s, val));
+}
+
+static void dbb_igc_write_swsm(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_swsm_write(s, val);
+}
+
+static void dbb_igc_write_sw_fw_sync(DbbIgcState *s, hwaddr off,
+                                     uint32_t val)
+{
+    dbb_igc_sw_fw_sync_write(s, val);
+}
+
+static void dbb_igc_write_rctl(DbbIgcState *s, hwaddr off, uint32_t val)
 {
     bool was_on = dbb_igc_reg(s, IGC_R_RCTL) & IGC_RCTL_EN;
 
@@ -532,6 +552,291 @@ static void dbb_igc_write_rctl(DbbIgcState *s, uint32_t val)
     }
 }
 
+static void dbb_igc_write_tctl(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    int i;
+
+    dbb_igc_set_reg(s, off, val);
+    if (val & IGC_TCTL_EN) {
+        for (i = 0; i < DBB_IGC_NUM_QUEUES; i++) {
+            dbb_igc_tx_process(s, i);
+        }
+    }
+}
+
+/* Writable bits of plain registers (igc's register self-test checks). */
+
+/* FCAH, FCT, FCTTV */
+static void dbb_igc_write_16bit(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, off, val & 0xFFFF);
+}
+
+static void dbb_igc_write_fcrth(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, off, val & 0x3FFF0);
+}
+
+static void dbb_igc_write_tipg(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, off, val & 0x3FFFFFFF);
+}
+
+/* RAL/RAH pairs: RAH keeps AV, QSEL_EN, QSEL, ASEL and the address. */
+static void dbb_igc_write_rar(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, off, (off & 7) == 4 ? val & 0x900FFFFF : val);
+}
+
+/* ICR, EICR: write 1 to clear. */
+static void dbb_igc_write_icr(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, off, dbb_igc_reg(s, off) & ~val);
+    dbb_igc_legacy_update(s, 0);
+}
+
+static void dbb_igc_write_ics(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_icr(s, val & ~IGC_ICR_INT_ASSERTED);
+}
+
+static void dbb_igc_write_ims(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, IGC_R_IMS, dbb_igc_reg(s, IGC_R_IMS) | val);
+    /* Causes already pending and now enabled fire. */
+    dbb_igc_set_icr(s, dbb_igc_reg(s, IGC_R_ICR) & val &
+                    ~IGC_ICR_INT_ASSERTED);
+}
+
+static void dbb_igc_write_imc(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, IGC_R_IMS, dbb_igc_reg(s, IGC_R_IMS) & ~val);
+    dbb_igc_legacy_update(s, 0);
+}
+
+static void dbb_igc_write_eics(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    if (dbb_igc_msix_mode(s)) {
+        dbb_igc_set_eicr(s, val);
+    } else if (val) {
+        dbb_igc_set_icr(s, IGC_ICR_RXT0);
+    }
+}
+
+static void dbb_igc_write_eims(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, off, (dbb_igc_reg(s, off) | val) &
+                    MAKE_64BIT_MASK(0, DBB_IGC_MSIX_VECTORS));
+    if (dbb_igc_msix_mode(s)) {
+        dbb_igc_msix_fire(s, val);
+    }
+}
+
+static void dbb_igc_write_eimc(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, IGC_R_EIMS, dbb_igc_reg(s, IGC_R_EIMS) & ~val);
+}
+
+static void dbb_igc_write_eicr(DbbIgcState *s, hwaddr off, uint32_t val)
+{
+    dbb_igc_set_reg(s, off, dbb_igc_reg(s, off) & ~val);
+}
+
+/* -- queue write ops -- */
+
+/* Ring length registers: 128-byte multiples, low bits read as zero. */
+static uint32_t dbb_igc_ring_len(DbbIgcState *s, const char *reg, int q,
+                                 uint32_t val)
+{
+    val &= DBB_IGC_MAX_RING_BYTES - 1;
+    if (val & 0x7F) {
+        dbb_igc_guest_error(s, "queue %d: %s %u is not a multiple of 128: "
+                            "low bits ignored", q, reg, val);
+    }
+    return val & ~0x7Fu;
+}
+
+/* A TX queue register without an op of its own. */
+static void dbb_igc_txq_set(DbbIgcState *s, int q, hwaddr off, uint32_t val)
+{
+    /* Any ring (re)programming gives a stopped queue another chance. */
+    s->txq[q].stopped = false;
+    dbb_igc_set_reg(s, off, val);
+}
+
+static void dbb_igc_write_tdbal(DbbIgcState *s, int q, hwaddr off,
+                                uint32_t val)
+{
+    dbb_igc_txq_set(s, q, off, val & ~0x7Fu);
+}
+
+static void dbb_igc_write_tdlen(DbbIgcState *s, int q, hwaddr off,
+                                uint32_t val)
+{
+    dbb_igc_txq_set(s, q, off, dbb_igc_ring_len(s, "TDLEN", q, val));
+}
+
+static void dbb_igc_write_tdh(DbbIgcState *s, int q, hwaddr off,
+                              uint32_t val)
+{
+    dbb_igc_txq_set(s, q, off, val & 0xFFFF);
+}
+
+/* The TX doorbell. */
+static void dbb_igc_write_tdt(DbbIgcState *s, int q, hwaddr off,
+                              uint32_t val)
+{
+    uint32_t old = dbb_igc_reg(s, off);
+
+    val &= 0xFFFF;
+    s->gt[DBB_GT_TDT_WRITES][q]++;
+    if (val == old) {
+        s->gt[DBB_GT_TDT_NOOP_WRITES][q]++;
+    }
+    s->gt[DBB_GT_TX_DESC_READS][q] += dbb_pcie_desc_reads(
+        old, val, dbb_igc_reg(s, IGC_R_TDLEN(q)) / DBB_IGC_DESC_SIZE,
+        DBB_IGC_DESC_SIZE);
+    dbb_igc_set_reg(s, off, val);
+    dbb_igc_tx_process(s, q);
+}
+
+static void dbb_igc_write_txdctl(DbbIgcState *s, int q, hwaddr off,
+                                 uint32_t val)
+{
+    uint32_t old = dbb_igc_reg(s, off);
+
+    val &= ~IGC_XDCTL_SWFLUSH;
+    dbb_igc_set_reg(s, off, val);
+    s->txq[q].stopped = false;
+    if (!(val & IGC_XDCTL_ENABLE)) {
+        s->txq[q].in_packet = false;
+        s->txq[q].len = 0;
+    } else if (!(old & IGC_XDCTL_ENABLE)) {
+        dbb_igc_tx_process(s, q);
+    }
+}
+
+/* An RX queue register without an op of its own; also RQDPC. */
+static void dbb_igc_rxq_set(DbbIgcState *s, int q, hwaddr off, uint32_t val)
+{
+    s->rxq_ring_err[q] = false;
+    dbb_igc_set_reg(s, off, val);
+}
+
+static void dbb_igc_write_rdbal(DbbIgcState *s, int q, hwaddr off,
+                                uint32_t val)
+{
+    dbb_igc_rxq_set(s, q, off, val & ~0x7Fu);
+}
+
+static void dbb_igc_write_rdlen(DbbIgcState *s, int q, hwaddr off,
+                                uint32_t val)
+{
+    dbb_igc_rxq_set(s, q, off, dbb_igc_ring_len(s, "RDLEN", q, val));
+}
+
+static void dbb_igc_write_rdh(DbbIgcState *s, int q, hwaddr off,
+                              uint32_t val)
+{
+    dbb_igc_rxq_set(s, q, off, val & 0xFFFF);
+}
+
+/* The RX doorbell. */
+static void dbb_igc_write_rdt(DbbIgcState *s, int q, hwaddr off,
+                              uint32_t val)
+{
+    uint32_t old = dbb_igc_reg(s, off);
+
+    val &= 0xFFFF;
+    s->gt[DBB_GT_RDT_WRITES][q]++;
+    if (val == old) {
+        s->gt[DBB_GT_RDT_NOOP_WRITES][q]++;
+    }
+    s->gt[DBB_GT_RX_DESC_READS][q] += dbb_pcie_desc_reads(
+        old, val, dbb_igc_reg(s, IGC_R_RDLEN(q)) / DBB_IGC_DESC_SIZE,
+        DBB_IGC_DESC_SIZE);
+    dbb_igc_rxq_set(s, q, off, val);
+}
+
+static void dbb_igc_write_rxdctl(DbbIgcState *s, int q, hwaddr off,
+                                 uint32_t val)
+{
+    dbb_igc_rxq_set(s, q, off, val & ~IGC_XDCTL_SWFLUSH);
+}
+
+/* -- the tables -- */
+
+static const DbbIgcReadOp dbb_igc_readops[] = {
+    [IGC_R_STATUS >> 2] = dbb_igc_read_status,
+    [IGC_R_ICR >> 2] = dbb_igc_read_icr,
+    [IGC_R_ICS >> 2] = dbb_igc_read_zero,
+    [IGC_R_IMC >> 2] = dbb_igc_read_zero,
+    [IGC_R_EICS >> 2] = dbb_igc_read_zero,
+    [IGC_R_EIMC >> 2] = dbb_igc_read_zero,
+    [IGC_R_STATS_FIRST >> 2 ... IGC_R_STATS_LAST >> 2] = dbb_igc_read_stat,
+    [IGC_R_SWSM >> 2] = dbb_igc_read_swsm,
+};
+
+static const DbbIgcWriteOp dbb_igc_writeops[] = {
+    [IGC_R_CTRL >> 2] = dbb_igc_write_ctrl,
+    [IGC_R_STATUS >> 2] = dbb_igc_write_ro,
+    [IGC_R_EECD >> 2] = dbb_igc_write_ro,
+    [IGC_R_MDIC >> 2] = dbb_igc_write_mdic,
+    [IGC_R_FCAH >> 2] = dbb_igc_write_16bit,
+    [IGC_R_FCT >> 2] = dbb_igc_write_16bit,
+    [IGC_R_RCTL >> 2] = dbb_igc_write_rctl,
+    [IGC_R_FCTTV >> 2] = dbb_igc_write_16bit,
+    [IGC_R_TCTL >> 2] = dbb_igc_write_tctl,
+    [IGC_R_TIPG >> 2] = dbb_igc_write_tipg,
+    [IGC_R_PHPM >> 2] = dbb_igc_write_phpm,
+    [IGC_R_ICR >> 2] = dbb_igc_write_icr,
+    [IGC_R_ICS >> 2] = dbb_igc_write_ics,
+    [IGC_R_IMS >> 2] = dbb_igc_write_ims,
+    [IGC_R_IMC >> 2] = dbb_igc_write_imc,
+    [IGC_R_EICS >> 2] = dbb_igc_write_eics,
+    [IGC_R_EIMS >> 2] = dbb_igc_write_eims,
+    [IGC_R_EIMC >> 2] = dbb_igc_write_eimc,
+    [IGC_R_EICR >> 2] = dbb_igc_write_eicr,
+    [IGC_R_FCRTH >> 2] = dbb_igc_write_fcrth,
+    [IGC_R_STATS_FIRST >> 2 ... IGC_R_STATS_LAST >> 2] = dbb_igc_write_ro,
+    [IGC_R_RAL(0) >> 2 ... IGC_R_RAH(DBB_IGC_RAR_ENTRIES - 1) >> 2] =
+        dbb_igc_write_rar,
+    [IGC_R_SWSM >> 2] = dbb_igc_write_swsm,
+    [IGC_R_SW_FW_SYNC >> 2] = dbb_igc_write_sw_fw_sync,
+    [IGC_R_EERD >> 2] = dbb_igc_write_eerd,
+    [IGC_R_SRWR >> 2] = dbb_igc_write_srwr,
+};
+
+QEMU_BUILD_BUG_ON(ARRAY_SIZE(dbb_igc_readops) > DBB_IGC_REG_SPACE / 4);
+QEMU_BUILD_BUG_ON(ARRAY_SIZE(dbb_igc_writeops) > DBB_IGC_REG_SPACE / 4);
+
+static const DbbIgcQueueBlock dbb_igc_txq_block = {
+    .first = IGC_TXQ_FIRST,
+    .write = {
+        [DBB_IGC_QIDX(IGC_R_TDBAL(0))] = dbb_igc_write_tdbal,
+        [DBB_IGC_QIDX(IGC_R_TDLEN(0))] = dbb_igc_write_tdlen,
+        [DBB_IGC_QIDX(IGC_R_TDH(0))] = dbb_igc_write_tdh,
+        [DBB_IGC_QIDX(IGC_R_TDT(0))] = dbb_igc_write_tdt,
+        [DBB_IGC_QIDX(IGC_R_TXDCTL(0))] = dbb_igc_write_txdctl,
+    },
+    .write_default = dbb_igc_txq_set,
+};
+
+static const DbbIgcQueueBlock dbb_igc_rxq_block = {
+    .first = IGC_RXQ_FIRST,
+    .read = {
+        [DBB_IGC_QIDX(IGC_R_RQDPC(0))] = dbb_igc_read_stat,
+    },
+    .write = {
+        [DBB_IGC_QIDX(IGC_R_RDBAL(0))] = dbb_igc_write_rdbal,
+        [DBB_IGC_QIDX(IGC_R_RDLEN(0))] = dbb_igc_write_rdlen,
+        [DBB_IGC_QIDX(IGC_R_RDH(0))] = dbb_igc_write_rdh,
+        [DBB_IGC_QIDX(IGC_R_RDT(0))] = dbb_igc_write_rdt,
+        [DBB_IGC_QIDX(IGC_R_RXDCTL(0))] = dbb_igc_write_rxdctl,
+    },
+    .write_default = dbb_igc_rxq_set,
+};
+
 static int dbb_igc_queue_of(hwaddr off, hwaddr first)
 {
     if (off < first || off >= first + DBB_IGC_NUM_QUEUES * IGC_Q_STRIDE) {
@@ -540,85 +845,42 @@ static int dbb_igc_queue_of(hwaddr off, hwaddr first)
     return (off - first) / IGC_Q_STRIDE;
 }
 
-static void dbb_igc_write_txq(DbbIgcState *s, int q, hwaddr off, uint32_t val)
+/* The queue block @off is in, and its queue in *@q; NULL if none. */
+static const DbbIgcQueueBlock *dbb_igc_queue_block(hwaddr off, int *q)
 {
-    hwaddr r = off - q * IGC_Q_STRIDE;
-    uint32_t old = dbb_igc_reg(s, off);
+    static const DbbIgcQueueBlock *const blocks[] = {
+        &dbb_igc_txq_block, &dbb_igc_rxq_block,
+    };
+    size_t i;
 
-    switch (r) {
-    case IGC_R_TDT(0):
-        val &= 0xFFFF;
-        s->gt[DBB_GT_TDT_WRITES][q]++;
-        if (val == old) {
-            s->gt[DBB_GT_TDT_NOOP_WRITES][q]++;
+    for (i = 0; i < ARRAY_SIZE(blocks); i++) {
+        *q = dbb_igc_queue_of(off, blocks[i]->first);
+        if (*q >= 0) {
+            return blocks[i];
         }
-        s->gt[DBB_GT_TX_DESC_READS][q] += dbb_pcie_desc_reads(
-            old, val, dbb_igc_reg(s, IGC_R_TDLEN(q)) / DBB_IGC_DESC_SIZE,
-            DBB_IGC_DESC_SIZE);
-        dbb_igc_set_reg(s, off, val);
-        dbb_igc_tx_process(s, q);
-        return;
-    case IGC_R_TDH(0):
-        val &= 0xFFFF;
-        break;
-    case IGC_R_TDBAL(0):
-        val &= ~0x7Fu;
-        break;
-    case IGC_R_TDLEN(0):
-        val = dbb_igc_ring_len(s, "TDLEN", q, val);
-        break;
-    case IGC_R_TXDCTL(0):
-        val &= ~IGC_XDCTL_SWFLUSH;
-        dbb_igc_set_reg(s, off, val);
-        s->txq[q].stopped = false;
-        if (!(val & IGC_XDCTL_ENABLE)) {
-            s->txq[q].in_packet = false;
-            s->txq[q].len = 0;
-        } else if (!(old & IGC_XDCTL_ENABLE)) {
-            dbb_igc_tx_process(s, q);
-        }
-        return;
-    default:
-        break;
     }
-    /* Any ring (re)programming gives a stopped queue another chance. */
-    s->txq[q].stopped = false;
-    dbb_igc_set_reg(s, off, val);
+    return NULL;
 }
 
-static void dbb_igc_write_rxq(DbbIgcState *s, int q, hwaddr off, uint32_t val)
-{
-    hwaddr r = off - q * IGC_Q_STRIDE;
-    uint32_t old = dbb_igc_reg(s, off);
+/* -- dispatch -- */
 
-    switch (r) {
-    case IGC_R_RDT(0):
-        val &= 0xFFFF;
-        s->gt[DBB_GT_RDT_WRITES][q]++;
-        if (val == old) {
-            s->gt[DBB_GT_RDT_NOOP_WRITES][q]++;
-        }
-        s->gt[DBB_GT_RX_DESC_READS][q] += dbb_pcie_desc_reads(
-            old, val, dbb_igc_reg(s, IGC_R_RDLEN(q)) / DBB_IGC_DESC_SIZE,
-            DBB_IGC_DESC_SIZE);
-        break;
-    case IGC_R_RDH(0):
-        val &= 0xFFFF;
-        break;
-    case IGC_R_RDBAL(0):
-        val &= ~0x7Fu;
-        break;
-    case IGC_R_RDLEN(0):
-        val = dbb_igc_ring_len(s, "RDLEN", q, val);
-        break;
-    case IGC_R_RXDCTL(0):
-        val &= ~IGC_XDCTL_SWFLUSH;
-        break;
-    default:
-        break;
+static uint32_t dbb_igc_read_reg(DbbIgcState *s, hwaddr off)
+{
+    const DbbIgcQueueBlock *b;
+    DbbIgcReadOp op = NULL;
+    int q;
+
+    s->gt[DBB_GT_REG_READS][0]++;
+    if (off >= DBB_IGC_REG_SPACE) {
+        return 0;
     }
-    s->rxq_ring_err[q] = false;
-    dbb_igc_set_reg(s, off, val);
+    b = dbb_igc_queue_block(off, &q);
+    if (b) {
+        op = b->read[DBB_IGC_QIDX(off)];
+    } else if ((off >> 2) < ARRAY_SIZE(dbb_igc_readops)) {
+        op = dbb_igc_readops[off >> 2];
+    }
+    return op ? op(s, off) : dbb_igc_reg(s, off);
 }
 
 /*
@@ -674,104 +936,33 @@ static void dbb_igc_count_write(DbbIgcState *s, hwaddr off, bool taken)
 
 static void dbb_igc_write_reg(DbbIgcState *s, hwaddr off, uint32_t val)
 {
-    int q, i;
+    const DbbIgcQueueBlock *b;
+    DbbIgcQueueWriteOp qop;
+    DbbIgcWriteOp op = NULL;
+    int q;
 
     if (off >= DBB_IGC_REG_SPACE || dbb_igc_write_lost(s, off, val)) {
         dbb_igc_count_write(s, off, false);
         return;
     }
     dbb_igc_count_write(s, off, true);
-    q = dbb_igc_queue_of(off, IGC_TXQ_FIRST);
-    if (q >= 0) {
-        dbb_igc_write_txq(s, q, off, val);
+    b = dbb_igc_queue_block(off, &q);
+    if (b) {
+        qop = b->write[DBB_IGC_QIDX(off)];
+        if (!qop) {
+            qop = b->write_default;
+        }
+        qop(s, q, off, val);
         return;
     }
-    q = dbb_igc_queue_of(off, IGC_RXQ_FIRST);
-    if (q >= 0) {
-        dbb_igc_write_rxq(s, q, off, val);
-        return;
+    if ((off >> 2) < ARRAY_SIZE(dbb_igc_writeops)) {
+        op = dbb_igc_writeops[off >> 2];
     }
-
-    switch (off) {
-    case IGC_R_CTRL:
-        dbb_igc_write_ctrl(s, val);
-        return;
-    case IGC_R_STATUS:
-    case IGC_R_EECD:
-        return;                             /* read-only here */
-    case IGC_R_EERD:
-        dbb_igc_eerd_write(s, val);
-        return;
-    case IGC_R_SRWR:
-        dbb_igc_srwr_write(s, val);
-        return;
-    case IGC_R_MDIC:
-        dbb_igc_mdic_start(s, val);
-        return;
-    case IGC_R_PHPM:
-        dbb_igc_set_reg(s, off, dbb_igc_phpm_write(s, val));
-        return;
-    case IGC_R_SWSM:
-        dbb_igc_swsm_write(s, val);
-        return;
-    case IGC_R_SW_FW_SYNC:
-        dbb_igc_sw_fw_sync_write(s, val);
-        return;
-    case IGC_R_RCTL:
-        dbb_igc_write_rctl(s, val);
-        return;
-    case IGC_R_TCTL:
+    if (op) {
+        op(s, off, val);
+    } else {
         dbb_igc_set_reg(s, off, val);
-        if (val & IGC_TCTL_EN) {
-            for (i = 0; i < DBB_IGC_NUM_QUEUES; i++) {
-                dbb_igc_tx_process(s, i);
-            }
-        }
-        return;
-    case IGC_R_ICR:
-        dbb_igc_set_reg(s, off, dbb_igc_reg(s, off) & ~val);
-        dbb_igc_legacy_update(s, 0);
-        return;
-    case IGC_R_ICS:
-        dbb_igc_set_icr(s, val & ~IGC_ICR_INT_ASSERTED);
-        return;
-    case IGC_R_IMS:
-        dbb_igc_set_reg(s, IGC_R_IMS, dbb_igc_reg(s, IGC_R_IMS) | val);
-        /* Causes already pending and now enabled fire. */
-        dbb_igc_set_icr(s, dbb_igc_reg(s, IGC_R_ICR) & val &
-                        ~IGC_ICR_INT_ASSERTED);
-        return;
-    case IGC_R_IMC:
-        dbb_igc_set_reg(s, IGC_R_IMS, dbb_igc_reg(s, IGC_R_IMS) & ~val);
-        dbb_igc_legacy_update(s, 0);
-        return;
-    case IGC_R_EICS:
-        if (dbb_igc_msix_mode(s)) {
-            dbb_igc_set_eicr(s, val);
-        } else if (val) {
-            dbb_igc_set_icr(s, IGC_ICR_RXT0);
-        }
-        return;
-    case IGC_R_EIMS:
-        dbb_igc_set_reg(s, off, (dbb_igc_reg(s, off) | val) &
-                        MAKE_64BIT_MASK(0, DBB_IGC_MSIX_VECTORS));
-        if (dbb_igc_msix_mode(s)) {
-            dbb_igc_msix_fire(s, val);
-        }
-        return;
-    case IGC_R_EIMC:
-        dbb_igc_set_reg(s, IGC_R_EIMS, dbb_igc_reg(s, IGC_R_EIMS) & ~val);
-        return;
-    case IGC_R_EICR:
-        dbb_igc_set_reg(s, off, dbb_igc_reg(s, off) & ~val);
-        return;
-    default:
-        break;
     }
-    if (dbb_igc_is_stat(off) && off < IGC_RXQ_FIRST) {
-        return;                             /* counters: read-only */
-    }
-    dbb_igc_set_reg(s, off, val & dbb_igc_write_mask(off));
 }
 
 static uint64_t dbb_igc_mmio_read_access(DbbIgcState *s, hwaddr addr,
