@@ -11,7 +11,7 @@ into the lab's initramfs (labvm.build_initramfs: guest/init runs
 image in QEMU, and count the KTAP results (tap.count_ktap).  Outputs per
 kernel in ${LAB_OUT:-<repo>/build/lab}/<kver>/: results.txt (ttyS1: test
 output only), console.log (ttyS0: the kernel's log too), build.log,
-run.log (this program's log of the boot), modules/*.ko.
+run.log (this program's log of the boot), modules/*.ko, initramfs.cpio.gz.
 
 A kernel passes when its modules built cleanly, the guest ran at least
 one test with none failing, ended with "LAB-EXIT 0", and stayed healthy:
@@ -40,9 +40,12 @@ import time
 LAB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, LAB)
 import labvm  # noqa: E402
+import router  # noqa: E402
 import tap  # noqa: E402
 
-TESTS = os.path.join(labvm.REPO, "tools/testing/selftests/net/dbbatch")
+# LAB_REPO: build and test another tree (build-modules.sh takes it too)
+REPO = os.environ.get("LAB_REPO") or labvm.REPO
+TESTS = os.path.join(REPO, "tools/testing/selftests/net/dbbatch")
 # Host tools the kselftests run in the guest (timeout: coreutils', for
 # run_kselftest.sh's --foreground, which busybox lacks)
 TOOLS = labvm.BASE_TOOLS + (
@@ -54,8 +57,6 @@ TOOLS = labvm.BASE_TOOLS + (
 DIRS = ("/usr/lib/x86_64-linux-gnu/bpf", "/etc/iproute2")
 SICK = re.compile(r"Oops|BUG:|WARNING:|Kernel panic|"
                   r"general protection fault")
-# Taint bits a lab module may set: O (4096) and E (8192)
-TAINT_OK = 4096 | 8192
 
 
 def say(msg):
@@ -110,9 +111,17 @@ def install_kselftests():
 
 def boot(qemu, kver, mods, ksft, out, logf):
     """Build the initramfs, boot, wait; the guest's verdict: "" when it
-    ran its tests to LAB-EXIT 0 and stayed healthy, else why not."""
-    initrd = os.path.join(labvm.CACHE, "build", kver, "initramfs.cpio.gz")
-    os.makedirs(os.path.dirname(initrd), exist_ok=True)
+    ran its tests to LAB-EXIT 0 and stayed healthy, else why not (also
+    in LOGF, run.log)."""
+    why = run_guest(qemu, kver, mods, ksft, out, logf)
+    if why:
+        logf.write("lab: guest %s: %s\n" % (kver, why))
+    return why
+
+
+def run_guest(qemu, kver, mods, ksft, out, logf):
+    """boot()'s work."""
+    initrd = os.path.join(out, "initramfs.cpio.gz")
     kos = sorted(glob.glob(os.path.join(mods, "*.ko")))
     if not kos:
         return "no *.ko in %s" % mods
@@ -125,12 +134,10 @@ def boot(qemu, kver, mods, ksft, out, logf):
     console = os.path.join(out, "console.log")
     tmo = int(os.environ.get("LAB_TIMEOUT", "300"))
     accel = labvm.resolve_accel(labvm.DEFAULT_ACCEL, qemu)
-    cmd = labvm.qemu_cmd(qemu, accel, vmlinuz, initrd, console,
-                         os.path.join(out, "qmp.sock"),
+    cmd = labvm.qemu_cmd(qemu, accel, vmlinuz, initrd, console, None,
                          os.environ.get("LAB_APPEND", ""), mem=1024, smp=2,
                          quiet=False) + ["-nic", "none", "-serial",
                                          "file:" + results]
-    open(results, "w").close()
 
     def note(msg):
         say(msg)
@@ -168,8 +175,10 @@ def boot(qemu, kver, mods, ksft, out, logf):
     m = SICK.search(con)
     if m:
         lines = con[con.rfind("\n", 0, m.start()) + 1:].splitlines()
-        sys.stderr.write("---- %s, from the first problem ----\n%s\n----\n"
-                         % (console, "\n".join(lines[:40])))
+        excerpt = "---- %s, from the first problem ----\n%s\n----\n" % (
+            console, "\n".join(lines[:40]))
+        sys.stderr.write(excerpt)
+        logf.write(excerpt)
         return "kernel problem in console log %s: %s" % (console, lines[0])
     flags = "".join(re.findall(r"Tainted: ([A-Z ]*) [0-9]", con))
     flags = re.sub(r"[ GOE]", "", flags)
@@ -177,7 +186,7 @@ def boot(qemu, kver, mods, ksft, out, logf):
         return "kernel tainted with flags '%s'; console log: %s" % (
             flags, console)
     taint = re.findall(r"^LAB-TAINT ([0-9]+)$", res, re.M)
-    if taint and int(taint[-1]) & ~TAINT_OK:
+    if taint and int(taint[-1]) & ~router.TAINT_OOT_UNSIGNED:
         return ("kernel tainted (%s = %#x); see Documentation/admin-guide/"
                 "tainted-kernels.rst; console log: %s"
                 % (taint[-1], int(taint[-1]), console))
@@ -197,12 +206,11 @@ def main(argv):
     if len(argv) > 1 or which in ("-h", "--help"):
         print(__doc__.splitlines()[0])
         return 0 if argv and argv[0] in ("-h", "--help") else 2
-    versions = ["6.1", "6.12"] if which == "all" else [which]
+    versions = list(labvm.DEFAULT_KERNELS) if which == "all" else [which]
     # Debian's QEMU 7.2 garbles EFLAGS after CMPXCHG16B
     # (qemu/patches/tcg-i386-cmpxchg-cc-op.diff): the lab's build
     qemu = os.environ.get("LAB_QEMU") or labvm.qemu_binary()
-    outdir = os.environ.get("LAB_OUT") or os.path.join(labvm.REPO, "build",
-                                                       "lab")
+    outdir = os.environ.get("LAB_OUT") or os.path.join(REPO, "build", "lab")
     try:
         releases = {v: labvm.kernel_release(v) for v in versions}
     except subprocess.CalledProcessError:
@@ -225,6 +233,8 @@ def main(argv):
         if os.path.exists(os.path.join(mods, "build.log")):
             shutil.move(os.path.join(mods, "build.log"), out)
         p = f = s = 0
+        # the results channel exists whatever happens to the guest
+        open(os.path.join(out, "results.txt"), "w").close()
         if built:
             with open(os.path.join(out, "run.log"), "w") as logf:
                 why = boot(qemu, kver, mods, ksft, out, logf)

@@ -61,11 +61,14 @@ class LabEnv:
     MODULES directory (None: built when a configuration needs them),
     ROUTER (router.Router or a subclass), FILES and DIRS for the guest,
     OPTS router.py's options by name.  Its run directory is OUT (default
-    a temporary one, removed unless KEEP)."""
+    a temporary one, removed unless KEEP).  With a Tap T, an exception in
+    the block (the guest's boot included) is one failed check of T, as
+    router.booted makes it, never a traceback."""
 
     def __init__(self, kernel="6.1", configs=(), ports=(), modules=None,
                  out=None, keep=False, router_class=router.Router,
-                 files=None, dirs=(), **opts):
+                 files=None, dirs=(), t=None, **opts):
+        self.t = t
         self.out = out or tempfile.mkdtemp(prefix="dbb-labenv.")
         self.keep = keep or out is not None
         if modules:
@@ -81,14 +84,33 @@ class LabEnv:
         self._deferred = []
 
     def __enter__(self):
+        self.boot_failed = False
         try:
             self.router.boot()
-        except BaseException:
-            self.router.shutdown()
-            raise
+        except Exception as e:
+            if not self.t:
+                self.router.shutdown()
+                raise
+            # the block still runs (a context manager cannot skip it); its
+            # first guest command fails, without a second check
+            self.boot_failed = True
+            self.t.check("harness: the guest booted", False,
+                         "%s: %s" % (type(e).__name__, e))
         return self
 
     def __exit__(self, *exc):
+        if exc[0] and self.t and issubclass(exc[0], Exception):
+            if not self.boot_failed:
+                self.t.check("harness: the test ran to its end", False,
+                             "".join(traceback.format_exception(*exc)))
+            self.cleanup(failed=True)
+            return True
+        self.cleanup(failed=bool(exc[0]))
+        return False
+
+    def cleanup(self, failed=False):
+        """What __exit__ does: the deferred calls, the guest's shutdown,
+        the run directory (kept when FAILED)."""
         while self._deferred:
             fn, args, kw = self._deferred.pop()
             try:
@@ -97,11 +119,10 @@ class LabEnv:
                 labvm.log("deferred %s failed:\n%s" % (
                     getattr(fn, "__name__", fn), traceback.format_exc()))
         self.router.shutdown()
-        if exc[0]:
+        if failed:
             labvm.log("run directory %s" % self.out)
         elif not self.keep:
             shutil.rmtree(self.out, ignore_errors=True)
-        return False
 
     def defer(self, fn, *args, **kw):
         """Run FN(*ARGS, **KW) when the block ends (last deferred first),

@@ -50,10 +50,16 @@ CACHE = os.environ.get("DBBATCH_CACHE", "/var/cache/dbbatch")
 # seconds).  Benchmarks that need both host cores ask for tcg,thread=multi.
 DEFAULT_ACCEL = "auto"
 TCG_ACCEL = "tcg,thread=single"
-ACCEL_CHOICES = ("auto", "kvm", TCG_ACCEL, "tcg,thread=multi", "tcg")
+# What --accel and LAB_ACCEL take; "tcg" is the lab's TCG (one thread):
+# QEMU's own default for x86_64 would be multi-threaded.
+ACCEL_CHOICES = ("auto", "kvm", "tcg", TCG_ACCEL, "tcg,thread=multi")
+# The kernels a lab test runs on when not told (tools/lab/lib/common.sh's
+# LAB_KERNELS)
+DEFAULT_KERNELS = ("6.1", "6.12")
 # The probe's verdict, per machine and host kernel (whether KVM works is
 # the host's business, not the QEMU build's).
 KVM_PROBE = os.path.join(CACHE, "kvm-probe")
+KVM_DEV = "/dev/kvm"
 
 # Tools every guest gets (tool, Debian package); cpio and busybox are used on
 # the host to build the archive, the others are copied into it.
@@ -201,8 +207,13 @@ def build_initramfs(kver, out, tools=BASE_TOOLS, kmods=("igc",),
                 if d and d not in ours and d not in want:
                     want.append(d)
         for name in want:
-            deps = sh(["modprobe", "-d", kdir, "-S", kver, "--show-depends",
-                       name])
+            try:
+                deps = sh(["modprobe", "-d", kdir, "-S", kver,
+                           "--show-depends", name], stderr=subprocess.PIPE)
+            except subprocess.CalledProcessError as e:
+                raise SystemExit("module %s not found in Debian's %s image "
+                                 "(%s)" % (name, kver, e.stderr.decode(
+                                     errors="replace").strip()))
             for line in deps.splitlines():
                 if line.startswith("insmod "):
                     ko = line.split()[1]
@@ -217,12 +228,20 @@ def build_initramfs(kver, out, tools=BASE_TOOLS, kmods=("igc",),
         sh(["depmod", "-b", root, kver])
         shutil.copy(os.path.join(GUEST, "init"), root + "/init")
         os.chmod(root + "/init", 0o755)
+        # Written aside and renamed: another run's QEMU may be reading OUT.
+        tmp = "%s.tmp.%d" % (out, os.getpid())
         subprocess.run("cd %s && find . -mindepth 1 | LC_ALL=C sort | "
                        "cpio -o -H newc -R 0:0 --quiet | gzip -1 > %s"
-                       % (root, out), shell=True, check=True)
-        if os.path.getsize(out) < 1000000:
-            raise SystemExit("initramfs %s is too small; is cpio working?"
-                             % out)
+                       % (root, tmp), shell=True, check=True)
+        listing = subprocess.run("gzip -dc %s | cpio -t --quiet" % tmp,
+                                 shell=True, stdout=subprocess.PIPE,
+                                 text=True).stdout.split()
+        if "init" not in listing or "usr/bin/busybox" not in listing:
+            os.unlink(tmp)
+            raise SystemExit("initramfs %s is broken (no /init or busybox "
+                             "in it); check that cpio works (apt-get "
+                             "install cpio)" % out)
+        os.replace(tmp, out)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return os.path.join(kdir, "vmlinuz")
@@ -231,15 +250,17 @@ def build_initramfs(kver, out, tools=BASE_TOOLS, kmods=("igc",),
 def qemu_cmd(qemu, accel, vmlinuz, initrd, console, qmp_path, append="",
              mem=1024, smp=4, quiet=True):
     """The common QEMU command line; the caller adds -netdev/-device.
-    ACCEL goes through resolve_accel() ("auto": kvm or TCG_ACCEL).  QUIET:
-    the kernel prints warnings and worse only (loglevel=5)."""
-    accel = resolve_accel(accel)
+    ACCEL goes through resolve_accel() ("auto": kvm or TCG_ACCEL).
+    QMP_PATH None: no QMP socket.  QUIET: the kernel prints warnings and
+    worse only (loglevel=5)."""
+    accel = resolve_accel(accel, qemu)
     cmd = [qemu, "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
            "-M", "q35", "-accel", accel, "-m", str(mem), "-smp", str(smp),
            "-display", "none", "-monitor", "none", "-no-reboot",
-           "-serial", "file:" + console,
-           "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
-           "-kernel", vmlinuz, "-initrd", initrd,
+           "-serial", "file:" + console]
+    if qmp_path:
+        cmd += ["-qmp", "unix:%s,server=on,wait=off" % qmp_path]
+    cmd += ["-kernel", vmlinuz, "-initrd", initrd,
            # A lockup or a stall puts every CPU's stack on the console
            # file: a hung guest cannot be asked for its dmesg.
            "-append", "console=ttyS0 panic=-1 %ssoftlockup_all_cpu_backtrace=1 "
@@ -251,11 +272,16 @@ def qemu_cmd(qemu, accel, vmlinuz, initrd, console, qmp_path, append="",
 
 
 def resolve_accel(name=DEFAULT_ACCEL, qemu=None):
-    """The QEMU -accel argument for NAME: "auto" is kvm where
-    kvm_usable() says so, else TCG_ACCEL; any other name as it is.
+    """The QEMU -accel argument for NAME (one of ACCEL_CHOICES): "auto" is
+    kvm where kvm_usable() says so, else TCG_ACCEL; "tcg" is TCG_ACCEL.
     LAB_ACCEL in the environment overrides "auto"."""
     if name == "auto":
         name = os.environ.get("LAB_ACCEL") or "auto"
+    if name not in ACCEL_CHOICES:
+        raise SystemExit("accelerator %r is not one of %s (LAB_ACCEL, "
+                         "--accel)" % (name, ", ".join(ACCEL_CHOICES)))
+    if name == "tcg":
+        return TCG_ACCEL
     if name != "auto":
         return name
     return "kvm" if kvm_usable(qemu) else TCG_ACCEL
@@ -290,7 +316,10 @@ def kvm_usable(qemu=None, short="6.1"):
     with lock("LAB_KVM_PROBE_LOCK", KVM_PROBE + ".lock", "the KVM probe"):
         if not os.environ.get("LAB_KVM_REPROBE") and cached():
             return cached() == "yes"
-        verdict, why = _kvm_probe(qemu_binary(qemu), short)
+        if not os.access(KVM_DEV, os.R_OK | os.W_OK):
+            verdict, why = "no", "no usable " + KVM_DEV
+        else:
+            verdict, why = _kvm_probe(qemu_binary(qemu), short)
         with open(KVM_PROBE + ".tmp", "w") as f:
             f.write("%s\t%s\t%s\n" % (verdict, key, why))
         os.replace(KVM_PROBE + ".tmp", KVM_PROBE)
@@ -300,8 +329,6 @@ def kvm_usable(qemu=None, short="6.1"):
 
 def _kvm_probe(qemu, short):
     """(verdict, reason) of one probe boot under KVM."""
-    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
-        return "no", "no usable /dev/kvm"
     t = int(os.environ.get("LAB_KVM_PROBE_TIMEOUT", "60"))
     with tempfile.TemporaryDirectory(prefix="lab-kvm-probe.") as work:
         initrd = os.path.join(work, "initrd")
@@ -311,21 +338,24 @@ def _kvm_probe(qemu, short):
         results = os.path.join(work, "results.txt")
         log("probing KVM: booting %s under KVM (at most %d s, once per "
             "machine)" % (short, t))
-        cmd = qemu_cmd(qemu, "kvm", vmlinuz, initrd, console,
-                       os.path.join(work, "qmp.sock"), "lab.run=true",
-                       mem=256, smp=1) + ["-nic", "none", "-serial",
-                                          "file:" + results]
+        cmd = qemu_cmd(qemu, "kvm", vmlinuz, initrd, console, None,
+                       "lab.run=true", mem=256, smp=1) + [
+            "-nic", "none", "-serial", "file:" + results]
         try:
             p = subprocess.run(cmd, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, timeout=t)
+            why = "qemu -accel kvm failed (exit %d): %s" % (
+                p.returncode,
+                p.stdout.decode(errors="replace")[:200].strip())
         except subprocess.TimeoutExpired:
-            return "no", "KVM guest hung: no /init within %d s" % t
-        with open(results, errors="replace") as f:
-            if "LAB-START" in f.read():
-                return "yes", "guest reached /init"
-        return "no", "qemu -accel kvm failed (exit %d): %s" % (
-            p.returncode, p.stdout.decode(errors="replace")[:200].strip())
+            why = "KVM guest hung: no /init within %d s" % t
+        try:
+            with open(results, errors="replace") as f:
+                reached = "LAB-START" in f.read()
+        except OSError:     # QEMU stopped before it opened its serials
+            reached = False
+        return ("yes", "guest reached /init") if reached else ("no", why)
 
 
 def free_udp_ports(n):
@@ -683,7 +713,7 @@ def run_per_kernel(a, boots):
     returns their run directories (removed unless a.keep or a failure);
     then the plan and totals.  Returns the exit status."""
     tap.header()
-    for short in a.kernel or ["6.1", "6.12"]:
+    for short in a.kernel or DEFAULT_KERNELS:
         t = Tap(kernel_release(short))
         start = time.time()
         t.done(start, boots(t, short), a.keep)

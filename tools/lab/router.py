@@ -419,6 +419,7 @@ class Router:
         self.stray = None
         self.rmem_saved = None
         self.boot_time = None
+        self.accel = None       # what the guest runs under (boot())
         self.ifa = self.ifb = None
         self.xdp_running = False
         self.ct_warm = None     # conntrack entries after the warm-up
@@ -465,6 +466,7 @@ class Router:
         if a.insn:
             # the plugin counts under TCG; exact counts: one TCG thread
             accel = labvm.TCG_ACCEL
+        self.accel = accel
         append = "lab.shell " + a.append
         if a.viommu:
             # DMA into a page the driver unmapped is refused (the model
@@ -480,6 +482,9 @@ class Router:
         cmd += dgram("pa", pa_in, pa_out) + dgram("pb", pb_in, pb_out)
         cmd += self.port_args(a.nic_a, "A", "pa", 4, MAC_A)
         cmd += self.port_args(a.nic_b, "B", "pb", 5, MAC_B)
+        if len(self.ports) > EXTRA_ROOT_SLOT - EXTRA_SLOT:
+            raise SystemExit("at most %d ports beyond A and B"
+                             % (EXTRA_ROOT_SLOT - EXTRA_SLOT))
         for i, p in enumerate(self.ports):
             p.guest_in, p.host_in = labvm.free_udp_ports(2)
             p.mac = "52:54:00:db:b0:%02x" % (0x10 + i)
@@ -599,7 +604,7 @@ class Router:
         rp = "rp" + port
         return ["-device", "pcie-root-port,id=%s,chassis=%d,slot=%d,"
                 "bus=pcie.0,addr=%x" % (rp, addr, addr, root_slot),
-                "-device", re.sub(r",addr=\d+", "", dev) + ",bus=" + rp]
+                "-device", re.sub(r",addr=[0-9a-f]+", "", dev) + ",bus=" + rp]
 
     def hmp(self, line):
         """One HMP command through QMP; its output."""
@@ -1573,7 +1578,7 @@ def main(argv=None):
                     "boot_seconds": round(r.boot_time, 2),
                     "boot_insn": r.boot_insn,
                     "idle_insn_per_s": r.idle_insn_per_s, "smp": a.smp,
-                    "accel": a.accel, "rmem_default_for_qemu": a.rmem,
+                    "accel": r.accel, "rmem_default_for_qemu": a.rmem,
                     "flows": a.flows, "size": a.size}
             jf.write(json.dumps(meta) + "\n")
             tf.write("# %s\n" % json.dumps(meta))

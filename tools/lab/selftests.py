@@ -50,13 +50,35 @@ def lab_check(path):
                 for t in node.targets):
             runs = ast.literal_eval(node.value)
             for r in runs:
-                missing = {"stage", "kernels", "label"} - set(r)
-                if missing:
-                    raise SystemExit("%s: LAB_CHECK run without %s"
-                                     % (path, ", ".join(sorted(missing))))
+                why = bad_run(r)
+                if why:
+                    raise SystemExit("%s: LAB_CHECK: %s in %r" % (path, why,
+                                                                   r))
             return runs
     raise SystemExit("%s has no LAB_CHECK: say how make check runs it "
                      "(tools/lab/selftests.py), [] if it does not" % path)
+
+
+KEYS = {"stage", "kernels", "label", "args", "python", "env"}
+
+
+def bad_run(r):
+    """What is wrong with one LAB_CHECK run R, "" when nothing."""
+    if not isinstance(r, dict):
+        return "a run is a dict"
+    if set(r) - KEYS:
+        return "unknown keys %s" % ", ".join(sorted(set(r) - KEYS))
+    if {"stage", "kernels", "label"} - set(r):
+        return "no %s" % ", ".join(sorted({"stage", "kernels", "label"} -
+                                           set(r)))
+    if not isinstance(r["stage"], int):
+        return "stage is not a whole number"
+    k = r["kernels"]
+    if not (k in ("each", "first", "rt") or isinstance(k, list)):
+        return "kernels is each, first, rt or a list of kernels"
+    if r.get("python", "python3") not in ("python3", "system"):
+        return "python is system or left out"
+    return ""
 
 
 def tests():
@@ -73,7 +95,7 @@ def kernels_of(spec, kernels, rt):
         return kernels[:1]
     if spec == "rt":
         return rt
-    return [k for k in kernels if k in spec]
+    return [k for k in kernels if k in spec]   # a list (bad_run)
 
 
 def release(short):

@@ -10,8 +10,8 @@ modprobe() { /usr/sbin/modprobe "$@"; }
 say() { echo "@@$*"; }
 beg() { echo "@@BEGIN $1"; }
 end() { echo "@@END $1"; }
-# carrier NETNS IF WANT SECONDS
-carrier() {
+# ns_carrier NETNS|- IF WANT SECONDS (not lib.sh's carrier: a netns first)
+ns_carrier() {
 	i=0
 	while [ $i -lt $(($4 * 5)) ]; do
 		if [ "$1" = - ]; then
@@ -49,8 +49,8 @@ ip link set $B netns peer
 ip -n peer link set lo up
 ip -n peer link set $B up
 ip -n peer addr add 10.0.2.16/24 dev $B
-carrier - $A 1 20 && say CARRIER-A up || say CARRIER-A down
-carrier peer $B 1 20 && say CARRIER-B up || say CARRIER-B down
+ns_carrier - $A 1 20 && say CARRIER-A up || say CARRIER-A down
+ns_carrier peer $B 1 20 && say CARRIER-B up || say CARRIER-B down
 t1=$(cut -d' ' -f1 /proc/uptime)
 say LINK-TIME modprobe-to-carrier $t0 $t1
 
@@ -99,18 +99,18 @@ beg stats-B; ip netns exec peer ethtool -S $B; end stats-B
 beg jumbo
 ip link set $A mtu 9000
 ip -n peer link set $B mtu 9000
-carrier - $A 1 20; carrier peer $B 1 20
+ns_carrier - $A 1 20; ns_carrier peer $B 1 20
 ping -c 3 -W 3 -s 8000 10.0.2.16
 ip link set $A mtu 1500
 ip -n peer link set $B mtu 1500
-carrier - $A 1 20; carrier peer $B 1 20
+ns_carrier - $A 1 20; ns_carrier peer $B 1 20
 end jumbo
 
 beg flap
 say FLAP-DOWN
-carrier - $A 0 15 && echo "carrier-down ok" || echo "carrier-down timeout"
+ns_carrier - $A 0 15 && echo "carrier-down ok" || echo "carrier-down timeout"
 say FLAP-UP
-carrier - $A 1 20 && echo "carrier-up ok" || echo "carrier-up timeout"
+ns_carrier - $A 1 20 && echo "carrier-up ok" || echo "carrier-up timeout"
 ping -c 2 -W 3 10.0.2.2
 dmesg | grep -i 'link is'
 end flap

@@ -267,14 +267,39 @@ def main():
     os.environ["LAB_ACCEL"] = "tcg,thread=multi"
     forced = labvm.resolve_accel("auto")
     del os.environ["LAB_ACCEL"]
+    try:
+        labvm.resolve_accel("tcg,thread=mult")
+        typo = None
+    except SystemExit as e:
+        typo = str(e)
     out.check("labvm.resolve_accel: LAB_ACCEL decides for auto, a named "
-              "accelerator stays as it is",
+              "accelerator stays as it is, tcg is the lab's (one thread), "
+              "a misspelt one is refused",
               forced == "tcg,thread=multi" and
-              labvm.resolve_accel("kvm") == "kvm", forced)
-    saved = labvm.KVM_PROBE, labvm._kvm_probe
+              labvm.resolve_accel("kvm") == "kvm" and
+              labvm.resolve_accel("tcg") == labvm.TCG_ACCEL and
+              typo and "not one of" in typo, "%s; %s" % (forced, typo))
+    with tempfile.TemporaryDirectory() as d:
+        fake = os.path.join(d, "qemu")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'failed to initialize kvm: Device or "
+                    "resource busy' >&2\nexit 1\n")
+        os.chmod(fake, 0o755)
+        try:
+            verdict = labvm._kvm_probe(fake, "6.1")
+        except Exception as e:
+            verdict = repr(e)
+    out.check("labvm._kvm_probe: a QEMU that stops before it opens its "
+              "serial ports is a no, with its words",
+              verdict[0] == "no" and "failed to initialize kvm" in
+              verdict[1] if isinstance(verdict, tuple) else False,
+              verdict)
+    saved = labvm.KVM_PROBE, labvm._kvm_probe, labvm.KVM_DEV
     probes = []
     with tempfile.TemporaryDirectory() as d:
         labvm.KVM_PROBE = os.path.join(d, "kvm-probe")
+        labvm.KVM_DEV = labvm.KVM_PROBE + ".dev"     # a usable "device"
+        open(labvm.KVM_DEV, "w").close()
         labvm._kvm_probe = lambda qemu, short: probes.append(1) or \
             ("no", "fake probe")
         try:
@@ -284,7 +309,7 @@ def main():
                 f.write("yes\tanother machine\tfake\n")
             other = labvm.kvm_usable("qemu")
         finally:
-            labvm.KVM_PROBE, labvm._kvm_probe = saved
+            labvm.KVM_PROBE, labvm._kvm_probe, labvm.KVM_DEV = saved
     out.check("labvm.kvm_usable: one probe boot per machine, its verdict "
               "kept; a verdict of another machine is not trusted",
               (first, second, other, len(probes)) == (False, False, False,
@@ -305,28 +330,41 @@ def main():
         files[os.path.basename(r[4][r[4].index("--kernel") - 1])].append(
             r[4][r[4].index("--kernel") + 1])
     declared = {f for f, c in selftests.tests().items() if c}
+    logs = [r[1] for r in runs]
     out.check("selftests.plan: every test of the directory whose LAB_CHECK "
               "is not empty runs, on the kernels it names, in stage order",
               set(files) == declared and
               files["kernel_drivers_net.py"] == ["6.12"] and
               files["igc_batch_lab.py"] == ["6.1", "6.12", "6.12-rt"] and
               files["forwarding.py"] == ["6.1", "6.12"] and
-              [r[0] for r in runs] == sorted(r[0] for r in runs),
-              "%d runs: %s" % (len(runs), files))
-    with tempfile.TemporaryDirectory() as d:
-        with open(os.path.join(d, "new_test.py"), "w") as f:
-            f.write("import sys\n")
-        saved, selftests.TESTS = selftests.TESTS, d
-        try:
-            selftests.tests()
-            forgotten = None
-        except SystemExit as e:
-            forgotten = str(e)
-        finally:
-            selftests.TESTS = saved
-    out.check("selftests.tests: a test without LAB_CHECK is refused, "
-              "saying what to add",
-              forgotten and "LAB_CHECK" in forgotten, forgotten)
+              logs.index("forwarding-6.1") < logs.index("igc_batch_lab-6.1")
+              < logs.index("kernel_drivers_net-6.12") <
+              logs.index("report_smoke-6.1") and
+              logs[-1] == "igc_batch_lab-6.12-rt",
+              "%d runs: %s" % (len(runs), logs))
+    refused = []
+    for text in ("import sys\n",
+                 'LAB_CHECK = [{"stage": 1, "kernels": "6.12", '
+                 '"label": "x"}]\n',
+                 'LAB_CHECK = [{"stage": 1, "kernels": "each", '
+                 '"label": "x", "arg": []}]\n'):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "new_test.py"), "w") as f:
+                f.write(text)
+            saved, selftests.TESTS = selftests.TESTS, d
+            try:
+                selftests.tests()
+                refused.append(None)
+            except SystemExit as e:
+                refused.append(str(e))
+            finally:
+                selftests.TESTS = saved
+    out.check("selftests.tests: a test without LAB_CHECK, or with a run it "
+              "would misread (kernels a string, an unknown key), is "
+              "refused, saying what is wrong",
+              None not in refused and "has no LAB_CHECK" in refused[0] and
+              "kernels is" in refused[1] and "unknown keys arg" in
+              refused[2], refused)
     rc, left = run_prune()
     out.check("labvm: lab_prune_cache keeps the 5 newest builds and any "
               "used in the last day, removes an older one, and succeeds "

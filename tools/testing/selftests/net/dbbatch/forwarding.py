@@ -33,13 +33,11 @@ port B -> dbb-sink, all on 127.0.0.1).  Per kernel:
 Exit 0 when every check passed.  About 60-90 s per kernel under TCG.
 """
 
-import os
 import re
 import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from lablib import labvm, router  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)

@@ -57,13 +57,11 @@ errors).  Per kernel, in this order:
 Exit 0 when every check passed.
 """
 
-import os
 import re
 import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from lablib import labvm, router  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)

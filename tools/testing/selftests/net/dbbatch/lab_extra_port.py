@@ -42,7 +42,7 @@ def frames_at(sock):
 
 def checks(t, short, a, qemu):
     out = labvm.run_dir(a.keep, short, "dbb-extra-port.")
-    with LabEnv(short, ports=[Port("C", root_port=True)], out=out,
+    with LabEnv(short, ports=[Port("C", root_port=True)], out=out, t=t,
                 qemu=qemu, rmem=a.rmem, smp=a.smp) as env:
         r = env.router
         r.load(env.configs[0])
@@ -50,9 +50,10 @@ def checks(t, short, a, qemu):
         rc, dev = env.guest("readlink -f /sys/class/net/%s/device" % c,
                             check=False)
         # behind the root port: .../0000:00:10.0/0000:01:00.0
-        t.check("port C binds igc behind its PCIe root port",
-                c and rc == 0 and dev.count("/0000:") >= 2,
-                "interface %s, device %s" % (c, dev.strip()))
+        if not t.check("port C binds igc behind its PCIe root port",
+                       c and rc == 0 and dev.count("/0000:") >= 2,
+                       "interface %s, device %s" % (c, dev.strip())):
+            return out
         wire = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         wire.bind(("127.0.0.1", env.port("C").host_in))
         env.defer(wire.close)
@@ -65,16 +66,16 @@ def checks(t, short, a, qemu):
         m0 = r.port_truth("C")
         env.guest("ping -c %d -i 0.2 -W 1 10.2.0.1 >/dev/null; sleep 1"
                   % PINGS, check=False)
-        out = frames_at(wire)
+        seen = frames_at(wire)
         sent = router.sum_q(r.port_truth("C"), "tx_frames") - \
             router.sum_q(m0, "tx_frames")
-        echo = [f for f in out if len(f) > 34 and f[:6] == PEER_MAC and
+        echo = [f for f in seen if len(f) > 34 and f[:6] == PEER_MAC and
                 f[12:14] == b"\x08\x00" and f[23] == 1 and f[34] == 8]
         t.check("what the guest sends out of port C reaches its wire, as "
                 "many frames as the model counts sent",
-                len(echo) == PINGS and len(out) == sent,
+                len(echo) == PINGS and len(seen) == sent,
                 "echo requests %d of %d, frames on the wire %d, model "
-                "tx_frames +%d" % (len(echo), PINGS, len(out), sent))
+                "tx_frames +%d" % (len(echo), PINGS, len(seen), sent))
 
         _, mac = env.guest("cat /sys/class/net/%s/address" % c)
         dst = bytes.fromhex(mac.strip().replace(":", ""))
