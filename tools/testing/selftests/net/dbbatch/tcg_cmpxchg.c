@@ -7,12 +7,13 @@
  * a guest's /init child by tcg_cmpxchg.py; prints one line per
  * instruction: "NAME: CF lost in N of TRIES".
  */
+#include <stdalign.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define TRIES 1000
 
-static __attribute__((aligned(16))) unsigned __int128 mem;
+static alignas(16) unsigned __int128 mem;
 static uint64_t mem8;
 
 /* "cmp $1, 0" borrows (CF=1) right before the exchange, in one block of
