@@ -365,6 +365,21 @@ def main():
               None not in refused and "has no LAB_CHECK" in refused[0] and
               "kernels is" in refused[1] and "unknown keys arg" in
               refused[2], refused)
+    args = router.parse_args(["--root-port", "B"])
+    r = router.Router.__new__(router.Router)     # its QEMU arguments only
+    r.a = args
+    devs = [r.port_args("dbb-igc", "B", "pb", 5, router.MAC_B)] + [
+        r.port_args("dbb-igc", n, "p" + n, router.EXTRA_SLOT + i,
+                    "52:54:00:db:b0:%02x" % (0x10 + i),
+                    router.EXTRA_ROOT_SLOT + i)
+        for i, n in enumerate("CDEF")]
+    behind = [d[-1] for d in devs]
+    out.check("router.port_args: a port behind a root port has no address "
+              "of its own on the root port's bus (slots in hex), the root "
+              "ports each their own slot",
+              all(",addr=" not in d and ",bus=rp" in d for d in behind) and
+              len({d[1].split("addr=")[1] for d in devs}) == len(devs),
+              "\n".join(" ".join(d) for d in devs))
     rc, left = run_prune()
     out.check("labvm: lab_prune_cache keeps the 5 newest builds and any "
               "used in the last day, removes an older one, and succeeds "
