@@ -59,6 +59,8 @@ echo "== lab harness (host)"
 tap_run labvm "lab harness" python3 tools/lab/tests/test_labvm.py
 tap_run pcie_model "PCIe and cycles models" python3 tools/lab/tests/test_pcie.py
 tap_run insn_profile "instruction profile and fit" python3 tools/lab/tests/test_insnprof.py
+# rows.py, traffic.py, router.options() and guest/router.sh (fake tools)
+tap_run lab_rows "lab rows and provisioning" python3 tools/lab/tests/test_rows.py
 # nic-switch.sh (moving ports between upstream drivers and ours) on a
 # fake sysfs
 tap_run nic_switch "nic-switch" bash tools/lab/tests/test_nic_switch.sh

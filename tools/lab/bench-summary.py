@@ -16,13 +16,14 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import router  # noqa: E402
+from rows import read_steps  # noqa: E402
+from traffic import rate  # noqa: E402
 
 RUNS = ("wall", "insn", "nobql")
 
 
 def load(path):
-    meta, _, rows = router.read_steps(path)
+    meta, _, rows = read_steps(path)
     return meta, rows
 
 
@@ -153,7 +154,7 @@ def side_by_side(out, kernels, fixed, cpu_at, loss):
     for k in kernels:
         for run in SBS_RUNS:
             path = os.path.join(out, "%s-%s" % (k, run))
-            meta, health, rows = router.read_steps(path)
+            meta, health, rows = read_steps(path)
             if not rows:
                 continue
             metas.append((k, run, meta, health))
@@ -303,9 +304,9 @@ def main():
     ap.add_argument("--rst", action="store_true",
                     help="the reStructuredText table only")
     ap.add_argument("--fixed", default="2k,20k",
-                    type=lambda v: [router.rate(x) for x in v.split(",")],
+                    type=lambda v: [rate(x) for x in v.split(",")],
                     help="offered rates of the TDT@R columns (2k,20k)")
-    ap.add_argument("--cpu-at", type=router.rate, default=20000,
+    ap.add_argument("--cpu-at", type=rate, default=20000,
                     help="offered rate of the CPU column (20k)")
     ap.add_argument("--loss", type=float, default=1.0,
                     help="saturation: highest rate with loss <= this %%")

@@ -36,23 +36,7 @@ import labvm  # noqa: E402
 import router  # noqa: E402
 from router import Port  # noqa: E402
 
-__all__ = ["LabEnv", "Port", "router_argv"]
-
-
-def router_argv(kernel, opts):
-    """router.py's command line for KERNEL and the options OPTS
-    ({dest: value}): True is a bare flag, False or None leaves it out,
-    a list repeats it."""
-    argv = ["--kernel", kernel]
-    for key, value in opts.items():
-        flag = "--" + key.replace("_", "-")
-        values = value if isinstance(value, (list, tuple)) else [value]
-        for v in values:
-            if v is True:
-                argv.append(flag)
-            elif v is not None and v is not False:
-                argv += [flag, str(v)]
-    return argv
+__all__ = ["LabEnv", "Port"]
 
 
 class LabEnv:
@@ -73,9 +57,8 @@ class LabEnv:
         self.keep = keep or out is not None
         if modules:
             opts["modules"] = modules
-        self.args = router.parse_args(router_argv(kernel, dict(
-            opts, out=self.out)))
-        self.configs = list(configs) or self.args.configs
+        self.args = router.options(kernel, configs, out=self.out, **opts)
+        self.configs = self.args.configs
         self.router = router_class(
             self.args, self.configs,
             router.our_modules(self.args, self.configs), files=files,

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """octep.py: what the lab's Octeon tests share (octeon_ep_conformance.py,
-octep_fix_lab.py): the router's arguments for two dbb-octep ports, the
+octep_fix_lab.py): the router's options for two dbb-octep ports, the
 firmware's mailbox commands, and the checks every boot ends
 with.  Python 3 stdlib."""
 
@@ -18,14 +18,15 @@ MTU, MAC, LINK_STATUS, GET_INFO, DEV_REMOVE = 1, 2, 6, 9, 10
 FETCH = 16              # buffers the SDP fetches at a time
 
 
-def router_args(short, a, out, extra=(), nic=NIC):
-    """router.py arguments: two dbb-octep ports (NIC), the lab tests'
-    flows, the rings the driver chooses."""
-    return ["--kernel", short, "--rmem", str(a.rmem), "--qemu", a.qemu,
-            "--smp", str(a.smp), "--out", out, "--rings", "0",
-            "--flows", str(router.TEST_FLOWS),
-            "--gen-args", router.TEST_GEN_ARGS,
-            "--nic-a", nic, "--nic-b", nic] + list(extra)
+def router_opts(short, a, out, nic=NIC, **extra):
+    """router.options() of a boot: two dbb-octep ports (NIC), the lab
+    tests' flows, the rings the driver chooses; EXTRA: more options()
+    keywords, or others for these (nic_a="dbb-igc")."""
+    opts = dict(rmem=a.rmem, qemu=a.qemu, smp=a.smp, out=out, rings=0,
+                flows=router.TEST_FLOWS, gen_args=router.TEST_GEN_ARGS,
+                nic_a=nic, nic_b=nic)
+    opts.update(extra)
+    return router.options(short, **opts)
 
 
 def fw(truth, port, cmd):
@@ -123,14 +124,13 @@ def iperf(sec, key):
     return end.get("sum_received", {}).get("bytes")
 
 
-def loop_boot(t, short, a, cfg, extra=()):
+def loop_boot(t, short, a, cfg, **extra):
     """Port A wired to port B, B in a network namespace, CFG's driver on
     both: ping, TCP and UDP both ways with iperf3, a jumbo ping; what one
-    port sent, the other received."""
+    port sent, the other received.  EXTRA: more router.options()."""
     out = labvm.run_dir(a.keep and os.path.join(a.keep, "loop"), short,
                         "dbb-octep-loop.")
-    ra = router.parse_args(router_args(short, a, out,
-                                       ["--wire", "loop"] + list(extra)))
+    ra = router_opts(short, a, out, wire="loop", **extra)
     r = router.Router(ra, [cfg], router.our_modules(ra, [cfg]))
     with router.booted(t, r, "loop boot"):
         r.load(cfg)

@@ -58,7 +58,7 @@ LAB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, LAB)
 import insnprof  # noqa: E402
 import pcie  # noqa: E402
-import router  # noqa: E402
+from rows import read_steps  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(LAB))
 CACHE = os.environ.get("DBBATCH_CACHE", "/var/cache/dbbatch")
@@ -1765,7 +1765,7 @@ def main(argv=None):
             if run[1] != k:
                 continue
             r = run_router(a, run, qemu, mods, counter)
-            r["meta"], r["health"], rows = router.read_steps(r["dir"])
+            r["meta"], r["health"], rows = read_steps(r["dir"])
             r["rows"] = [slim(x) for x in rows]
             done.append(r)
     configs = summarize(done, a.fixed)

@@ -52,19 +52,20 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 LAB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, LAB)
 import insnprof  # noqa: E402
 import labvm  # noqa: E402
+import rows  # noqa: E402
+import traffic  # noqa: E402
+from rows import fmt_row, header, sum_q  # noqa: E402
+from traffic import rate  # noqa: E402
 
-TRAFFIC = os.path.join(LAB, "traffic")
 MAC_A = "52:54:00:db:b0:00"       # dbb-gen's default --dst-mac
 MAC_B = "52:54:00:db:b0:0b"
 NEXT_HOP_MAC = "02:00:00:db:b0:02"  # the sink's (any: it ignores MACs)
@@ -74,18 +75,9 @@ SINK_IP = "10.1.0.1"
 # --both-ways: the second generator's first source and its destination
 REV_SRC_IP = "10.1.1.1"
 REV_DST_IP = "10.0.128.1"
-# --conntrack: a stateful nftables firewall in the forward path (every
-# flow tracked, as pf keeping state on FreeBSD): Debian's modules and the
-# ruleset.  UDP flows one way stay NEW (no reply), so both states pass.
+# --conntrack: a stateful nftables firewall in the forward path: Debian's
+# modules (the ruleset is guest/conntrack.nft)
 CT_KMODS = ("nf_conntrack", "nf_tables", "nft_ct", "nf_conntrack_netlink")
-CT_RULESET = """flush ruleset
-table inet dbb {
-	chain forward {
-		type filter hook forward priority filter; policy drop;
-		ct state { new, established } accept
-	}
-}
-"""
 CT_WARMUP_PPS = 10000   # the pass that creates every flow's entry
 # --root-port: each port's root port, by slot of the root complex (the
 # ports themselves sit in slots 4 and 5, or behind these on their bus)
@@ -93,15 +85,7 @@ ROOT_PORT_SLOT = {"A": 6, "B": 7}
 # More ports than A and B (Router's ports=): the Nth (from 0) in slot
 # 8 + N, or behind a root port in slot 16 + N; MAC 52:54:00:db:b0:1N
 EXTRA_SLOT, EXTRA_ROOT_SLOT = 8, 16
-PER_QUEUE = ("tdt_writes", "tdt_noop_writes", "rdt_writes",
-             "rdt_noop_writes", "tx_frames", "rx_frames", "rx_dropped",
-             "tx_packets", "tx_desc", "rx_desc", "tx_bytes", "rx_bytes")
-# Register accesses the models count apart from the doorbells (README.md)
-REG_KINDS = ("reg_reads", "irq_reg_writes", "other_reg_writes")
-# dbb-igc's counts for the modeled PCIe traffic (pcie.py; dbb-octep: none)
-PCIE_KINDS = ("tx_desc_reads", "rx_desc_reads", "tx_wb_writes")
 RMEM = "/proc/sys/net/core/rmem_default"
-GEN_MARKERS = 8                    # dbb-gen's end-of-step markers per step
 # The lab tests' traffic: 1,024 flows, 16 source ports per source address
 # (64 addresses), so an RSS hash on addresses alone spreads them too.
 TEST_FLOWS = 1024
@@ -110,16 +94,6 @@ TEST_GEN_ARGS = "--sport-count 16"
 TAINT_OOT_UNSIGNED = 4096 | 8192
 # Every port driver the lab loads: a configuration change unloads them all.
 PORT_DRIVERS = ("igc_batch", "igc", "octep_fix", "octeon_ep")
-# The ground truth under one set of names whatever the port's model: the
-# TX doorbell is "tdt", the RX doorbell (a tail or a credit) "rdt".
-TRUTH_ALIASES = {
-    "dbb-octep": {"tdt_writes": "in_dbell_writes",
-                  "tdt_noop_writes": "in_dbell_noop_writes",
-                  "rdt_writes": "out_dbell_writes",
-                  "rdt_noop_writes": "out_dbell_noop_writes",
-                  "rx_dropped": "rx_refused", "tx_desc": "in_instr",
-                  "rx_desc": "rx_buffers"},
-}
 
 class Port:
     """A port beyond A and B (Router's ports=): NAME (a letter: QEMU id
@@ -139,72 +113,6 @@ def dgram(netdev, local, remote):
     return ["-netdev", "dgram,id=%s,local.type=inet,local.host=127.0.0.1,"
             "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
             "remote.port=%d" % (netdev, local, remote)]
-
-
-def lossless(row, count):
-    """A one-way step of COUNT frames that lost nothing, by every count
-    the lab has: the generator sent them all, the sink received them all
-    (knowing the count from the generator's end markers), none of a flow
-    late or twice, port A's model took in the frames and the markers and
-    dropped none, port B's model sent them all, nothing left port A."""
-    return not lossless_misses(row, count)
-
-
-def batches_for_delivery(c0, c1, row, xdp):
-    """(ok, evidence): between the dbbatch counters C0 and C1 around ROW's
-    step, batches were opened only by receive passes that handed the stack
-    a frame.  The frames that could reach the stack are what the models
-    took in, less (XDP) what they sent out again: ground truth, not the
-    driver's counters.  A stack step must have opened some; none may be
-    left open."""
-    m = row["model"]
-    n = m["A_rx_frames"] + m["B_rx_frames"]
-    if xdp:
-        n -= m["A_tx_frames"] + m["B_tx_frames"]
-    opened = c1.get("batches", 0) - c0.get("batches", 0)
-    ok = 0 <= opened <= n and (xdp or opened > 0) and \
-        c1.get("left_open", 1) == c0.get("left_open", 0)
-    return ok, "batches +%d, frames the models took in that could reach " \
-        "the stack %d" % (opened, n)
-
-
-def lossless_misses(row, count):
-    """What lossless(ROW, COUNT) found wrong: "" when nothing."""
-    m = row["model"]
-    want = count + GEN_MARKERS
-    got = (("sent", row["sent"], count), ("lost", row["lost"], 0),
-           ("forwarded", row["forwarded"], count),
-           ("flow_gaps_open", row["flow_gaps_open"], 0),
-           ("sink_sent_from", row["sink_sent_from"], "marker"),
-           ("reordered", row["reordered"], 0), ("dup", row["dup"], 0),
-           ("model A_rx_frames", m["A_rx_frames"], want),
-           ("model B_tx_frames", m["B_tx_frames"], want),
-           ("model A_rx_dropped", m["A_rx_dropped"], 0),
-           ("stray_frames_out_A", row["stray_frames_out_A"], 0))
-    return ", ".join("%s %s (want %s)" % (n, v, w) for n, v, w in got
-                     if v != w)
-
-
-def rate(s):
-    m = re.fullmatch(r"([0-9.]+)([kKmMgG]?)", s.strip())
-    if not m:
-        raise argparse.ArgumentTypeError("bad rate %r" % s)
-    mult = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2).lower()]
-    return int(round(float(m.group(1)) * mult))
-
-
-def frame_size(s):
-    """--size: bytes on the wire (64..9018) or "imix"."""
-    if s == "imix":
-        return s
-    try:
-        n = int(s)
-    except ValueError:
-        n = 0
-    if not 64 <= n <= 9018:
-        raise argparse.ArgumentTypeError("bad size %r: 64..9018 or imix"
-                                         % s)
-    return n
 
 
 class Config:
@@ -246,144 +154,6 @@ class DriverAction(argparse.Action):
         ns.configs = cfgs
 
 
-class StrayCounter(threading.Thread):
-    """Counts frames the guest sends out of port A (towards the
-    generator): none are expected while forwarding A -> B."""
-
-    def __init__(self, port):
-        super().__init__(daemon=True)
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", port))
-        self.sock.settimeout(0.5)
-        self.frames = 0
-        self.stop = False
-
-    def run(self):
-        while not self.stop:
-            try:
-                self.sock.recv(70000)
-                self.frames += 1
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-
-
-def traffic_tools():
-    out = os.path.join(TRAFFIC, "build")
-    subprocess.run(["make", "-s", "-C", TRAFFIC, "O=" + out], check=True,
-                   stdout=subprocess.DEVNULL)
-    return os.path.join(out, "dbb-gen"), os.path.join(out, "dbb-sink")
-
-
-def model_of(nic):
-    """"dbb-octep,wmark=0x100" -> "dbb-octep"."""
-    return nic.split(",", 1)[0]
-
-
-def normalized(model, truth):
-    """TRUTH of a port of MODEL with the TRUTH_ALIASES names added."""
-    for name, raw in TRUTH_ALIASES.get(model, {}).items():
-        if raw in truth:
-            truth[name] = truth[raw]
-    return truth
-
-
-def sum_q(truth, name):
-    return sum(truth.get(name, [0]))
-
-
-def mmio_per_packet(d, fwd):
-    """Both ports' register accesses per forwarded packet by kind, from
-    a run's model deltas D: the tails (doorbells), the interrupt
-    registers, every other write, the reads.  None where the model does
-    not count a kind."""
-    if not fwd:
-        return None
-    out = {"tx_tail": (d["A_tdt_writes"] + d["B_tdt_writes"]) / fwd,
-           "rx_tail": (d["A_rdt_writes"] + d["B_rdt_writes"]) / fwd}
-    for key, name in (("irq", "irq_reg_writes"),
-                      ("other", "other_reg_writes"), ("reads", "reg_reads")):
-        a, b = d.get("A_" + name), d.get("B_" + name)
-        out[key] = None if a is None or b is None else (a + b) / fwd
-    return {k: None if v is None else round(v, 4) for k, v in out.items()}
-
-
-def both_ways(gen, sink, rgen, rsink):
-    """One direction's dbb-gen and dbb-sink JSON lines merged with the
-    other's (--both-ways): per step and in total, what was offered, sent
-    and received summed, latency the worse direction's; each step keeps
-    both directions apart under "ways" (A to B, B to A).  A step one side
-    has no line for counts as nothing there (a sink prints no line for a
-    step that received nothing)."""
-    add = ("target_pps", "offered", "sent", "send_errors", "pps",
-           "received", "rx_pps", "lost", "reordered", "dup", "rx_frames",
-           "markers", "invalid", "sink_socket_drops", "global_reordered",
-           "flow_gaps_open", "flows")
-
-    def merge(x, y):
-        out = dict(y)
-        out.update(x)
-        for k in add:
-            v = [w[k] for w in (x, y) if isinstance(w.get(k), (int, float))]
-            if v:
-                out[k] = sum(v)
-        for k in ("seconds", "host_udp_rcvbuf_errors", "ttl_max"):
-            v = [w[k] for w in (x, y) if k in w]
-            if v:   # the host counter: the same in both
-                out[k] = max(v)
-        if "ttl_min" in x and "ttl_min" in y:
-            out["ttl_min"] = min(x["ttl_min"], y["ttl_min"])
-        lx, ly = x.get("lat_ns", {}), y.get("lat_ns", {})
-        if lx or ly:
-            lat = dict(ly)
-            lat.update(lx)
-            for k in set(lx) & set(ly):
-                lat[k] = (lx[k] + ly[k] if k == "n" else
-                          min(lx[k], ly[k]) if k == "min" else
-                          max(lx[k], ly[k]))
-            out["lat_ns"] = lat
-        return out
-
-    def by_step(lines, kind):
-        return {x.get("step"): x for x in lines if x.get("type") == kind}
-
-    gs, rgs = by_step(gen, "step"), by_step(rgen, "step")
-    ss, rss = by_step(sink, "step"), by_step(rsink, "step")
-    mgen = []
-    for n in sorted(set(gs) | set(rgs)):
-        x, y = gs.get(n, {}), rgs.get(n, {})
-        if not x or not y:
-            labvm.log("both ways: step %s has no line from the %s generator"
-                      % (n, "A to B" if not x else "B to A"))
-        m = merge(x, y)
-        m["ways"] = [{"sent": w.get("sent", 0), "received":
-                      v.get(n, {}).get("received", 0)}
-                     for w, v in ((x, ss), (y, rss))]
-        mgen.append(m)
-    msink = [merge(ss.get(n, {}), rss.get(n, {}))
-             for n in sorted(set(ss) | set(rss))]
-    tot = [x for x in sink if x.get("type") == "total"]
-    rtot = [x for x in rsink if x.get("type") == "total"]
-    if tot or rtot:
-        msink.append(merge(tot[0] if tot else {}, rtot[0] if rtot else {}))
-    return mgen, msink
-
-
-def cpu_stat(text):
-    """/proc/stat cpu lines -> {name: (busy, total)} in jiffies."""
-    out = {}
-    for line in text.splitlines():
-        p = line.split()
-        if not p or not p[0].startswith("cpu"):
-            continue
-        v = [int(x) for x in p[1:9]]
-        total = sum(v)
-        idle = v[3] + v[4]
-        out[p[0]] = (total - idle, total)
-    return out
-
-
 class Router:
     """The router guest: two ports, the drivers of CONFIGS, our EXTRA_KO.
     A test that needs more in the guest extends it: KMODS (Debian's
@@ -423,7 +193,7 @@ class Router:
         self.ifa = self.ifb = None
         self.xdp_running = False
         self.ct_warm = None     # conntrack entries after the warm-up
-        self.gen, self.sink = traffic_tools()
+        self.gen, self.sink = traffic.traffic_tools()
 
     # ---- boot --------------------------------------------------------
     def boot(self):
@@ -460,7 +230,7 @@ class Router:
             # (a TCP endpoint test puts B in a network namespace)
             pa_out, pb_out = pb_in, pa_in
         if a.wire == "router" and not a.both_ways:
-            self.stray = StrayCounter(pa_out)
+            self.stray = traffic.StrayCounter(pa_out)
             self.stray.start()
         accel = labvm.resolve_accel(a.accel, a.qemu)
         if a.insn:
@@ -619,48 +389,34 @@ class Router:
 
     def guest(self, script, timeout=120, check=True):
         """Run SCRIPT in the guest after guest/lib.sh (the lab's guest
-        helpers); (status, output)."""
-        return self.gsh.run(". /lab/lib.sh\n" + script,
+        helpers) and guest/router.sh (the router's provisioning);
+        (status, output)."""
+        return self.gsh.run(". /lab/lib.sh; . /lab/router.sh\n" + script,
                             timeout=timeout * self.slow, check=check)
 
     # ---- driver configurations and modes --------------------------------
     def load(self, cfg):
+        """Unload every port driver, load CFG's modules on both ports with
+        the run's queues, rings and CFG's private flags, links up
+        (guest/router.sh); the guest's output."""
         a = self.a
         drivers = list(PORT_DRIVERS) + sorted(
             {m for c in self.configs for m in c.modules()} -
             set(PORT_DRIVERS))
         mods = cfg.modules()
-        script = """
-for m in %s; do [ -d /sys/module/$m ] && rmmod $m; done
-modprobe %s %s || exit 3
-for m in %s; do modprobe $m || exit 3; done
-waitif %s && waitif %s || { echo "no interfaces"; exit 4; }
-A=$(ifof %s); B=$(ifof %s)
-echo "IFACES $A $B"
-""" % (" ".join(drivers), mods[0], cfg.params, " ".join(mods[1:]), MAC_A,
-       MAC_B, MAC_A, MAC_B)
+        q = shlex.quote
+        script = "router_driver %s %s %s %s || exit $?\n" % (
+            q(" ".join(drivers)), q(mods[0]), q(cfg.params),
+            q(" ".join(mods[1:])))
+        script += "router_ports %s %s || exit $?\n" % (MAC_A, MAC_B)
         if a.queues:
-            script += ("ethtool -L $A combined %d && ethtool -L $B combined "
-                       "%d || exit 5\n" % (a.queues, a.queues))
+            script += "router_queues $A $B %d || exit $?\n" % a.queues
         if a.rings:
-            script += ("ethtool -G $A rx %d tx %d && ethtool -G $B rx %d tx "
-                       "%d || exit 5\n" % ((a.rings,) * 4))
+            script += "router_rings $A $B %d || exit $?\n" % a.rings
         if cfg.priv_flags:
-            flags = " ".join(cfg.priv_flags.replace("=", " ").replace(
-                ",", " ").split())
-            script += ("ethtool --set-priv-flags $A %s && ethtool "
-                       "--set-priv-flags $B %s || exit 6\n" % (flags, flags))
-        script += """
-ip link set $A up; ip link set $B up
-carrier $A 1 30 && carrier $B 1 30 || { echo "no carrier"; exit 7; }
-ethtool -i $A | head -n 2
-ethtool -l $A | sed -n '/Current/,$p' | grep Combined
-ethtool -g $A | sed -n '/Current/,$p' | grep -E '^(RX|TX):'
-[ -r /sys/class/net/$A/device/driver/module/parameters ] &&
-	grep -H . /sys/class/net/$A/device/driver/module/parameters/* 2>/dev/null
-ethtool --show-priv-flags $A 2>/dev/null | tail -n +2
-true
-"""
+            script += "router_priv_flags $A $B %s || exit $?\n" % q(
+                cfg.priv_flags)
+        script += "router_up $A $B\n"
         rc, out = self.guest(script, timeout=120, check=False)
         if rc != 0:
             raise RuntimeError("loading %s failed (%d):\n%s"
@@ -676,61 +432,34 @@ true
                      self.queues_now))
         return out
 
+    def provision(self, script, what):
+        """Run SCRIPT (guest/router.sh's functions); its output, or
+        RuntimeError naming WHAT when it fails."""
+        rc, out = self.guest(script, check=False)
+        if rc != 0:
+            raise RuntimeError("%s failed (%d):\n%s" % (what, rc, out))
+        return out
+
     def mode_setup(self, mode):
-        A, B = self.ifa, self.ifb
+        """MODE (stack: IPv4 forwarding; xdp: xdp-bench redirect A -> B,
+        both ways B -> A too) on the loaded driver, with the run's RSS,
+        BQL, conntrack and --guest-setup; the guest's output."""
+        a, A, B = self.a, self.ifa, self.ifb
+        out = ""
         if mode == "stack":
-            rc, out = self.guest("""
-A=%s B=%s
-ip addr flush dev $A; ip addr flush dev $B
-ip addr add %s dev $A; ip addr add %s dev $B
-ip neigh replace %s lladdr %s dev $B nud permanent
-ip neigh replace %s lladdr %s dev $A nud permanent
-for i in all default $A $B; do echo 0 >/proc/sys/net/ipv4/conf/$i/rp_filter; done
-echo 1 >/proc/sys/net/ipv4/ip_forward
-ip route get %s
-""" % (A, B, ADDR_A, ADDR_B, SINK_IP, NEXT_HOP_MAC, REV_DST_IP,
-       NEXT_HOP_MAC, SINK_IP))
+            out = self.provision("router_stack %s %s %s %s %s %s %s\n" % (
+                A, B, ADDR_A, ADDR_B, SINK_IP, REV_DST_IP, NEXT_HOP_MAC),
+                "stack forwarding")
         elif mode == "xdp":
-            # xdp-bench redirect: native XDP on A, bpf_redirect() to B's
-            # ndo_xdp_xmit; it swaps source and destination MAC (the sink
-            # ignores MACs) and leaves the TTL alone.  Both ways: a second
-            # one from B to A.
-            rc, out = self.guest("""
-A=%s B=%s
-echo 0 >/proc/sys/net/ipv4/ip_forward
-ip addr flush dev $A; ip addr flush dev $B
-XB="xdp-bench redirect -m native -i %d"
-redirect() {
-	if [ -z "${3:-}" ]; then
-		setsid $XB $1 $2 >/tmp/xdp-bench-$1.log 2>&1 </dev/null &
-	else
-		# xdp-bench runs once per /run (its lock file): a /run of its own
-		setsid busybox unshare -m sh -c "mount -t tmpfs tmpfs /run && exec $XB $1 $2" \
-			>/tmp/xdp-bench-$1.log 2>&1 </dev/null &
-	fi
-	echo $! >/tmp/xdp-bench-$1.pid
-	i=0; while [ $i -lt 100 ]; do
-		ip -d link show $1 | grep -q 'prog/xdp' && break
-		kill -0 $(cat /tmp/xdp-bench-$1.pid) 2>/dev/null || break
-		sleep 0.2; i=$((i + 1)); done
-	ip -d link show $1 | grep -q 'prog/xdp' || { cat /tmp/xdp-bench-$1.log; exit 8; }
-	# attaching XDP restarts the rings: wait for the links again
-	carrier $A 1 30 && carrier $B 1 30 || { echo "no carrier after XDP"; exit 7; }
-	ip -d link show $1 | grep -o 'prog/xdp id [0-9]*'
-}
-redirect $A $B
-%s
-""" % (A, B, self.a.xdp_interval,
-       "redirect $B $A own-run" if self.a.both_ways else ""), check=False)
-            # whatever started is stopped by mode_teardown (its pid files),
-            # also when the second one failed
+            # whatever started is stopped by mode_teardown (its pid
+            # files), also when the second one failed
             self.xdp_running = True
-            if rc != 0:
-                raise RuntimeError("xdp-bench redirect failed (%d):\n%s"
-                                   % (rc, out))
-        if self.a.irq_spread:
-            self.guest("spread %s; spread %s\n" % (self.ifa, self.ifb))
-        if self.a.rss == "same":
+            out = self.provision("router_xdp %s %s %d %s\n" % (
+                A, B, a.xdp_interval, "both" if a.both_ways else ""),
+                "xdp-bench redirect")
+        if a.irq_spread:
+            self.guest("spread %s; spread %s\n" % (A, B))
+        if a.rss == "same":
             # The same RSS on every driver, with UDP ports hashed: on
             # addresses only (both drivers' default) dbb-gen's flows (1024
             # source ports per source address, in order) sit on one queue
@@ -739,35 +468,20 @@ redirect $A $B
             # on the key (random per boot, the same for both drivers) and
             # on the indirection table, whose defaults differ (igc: blocks,
             # igc_batch: round robin): both made the same.
-            for port in [self.ifa] + ([self.ifb] if self.a.both_ways
-                                      else []):
-                self.guest("""
-A=%s
-for f in udp4 udp6; do
-	ethtool -n $A rx-flow-hash $f | grep -q 'L4 bytes 0 & 1' ||
-		ethtool -N $A rx-flow-hash $f sdfn || exit 1
-done
-ethtool -X $A equal $(ls -d /sys/class/net/$A/queues/rx-* | wc -l)
-""" % port)
-        if self.a.bql == "off":
+            for port in [A] + ([B] if a.both_ways else []):
+                self.provision("router_rss_same %s\n" % port, "--rss same")
+        if a.bql == "off":
             # Byte queue limits out of the way: a queue never stops for
             # BQL, so the qdisc does not bulk-dequeue (xmit_more) because
             # of it.
-            for port in [self.ifb] + ([self.ifa] if self.a.both_ways
-                                      else []):
-                self.guest("for q in /sys/class/net/%s/queues/tx-*/"
-                           "byte_queue_limits; do "
-                           "echo 100000000 >$q/limit_min; done\n" % port)
-        if self.a.conntrack and mode == "stack":
+            for port in [B] + ([A] if a.both_ways else []):
+                self.provision("router_bql_off %s\n" % port, "--bql off")
+        if a.conntrack and mode == "stack":
             out += self.conntrack_setup()
-        if self.a.guest_setup:
-            rc, o2 = self.guest("A=%s B=%s MODE=%s\n%s\n" % (
-                self.ifa, self.ifb, mode, self.a.guest_setup), check=False)
-            if rc != 0:
-                raise RuntimeError("--guest-setup failed (%d):\n%s"
-                                   % (rc, o2))
-            out += o2
-        time.sleep(self.a.settle)
+        if a.guest_setup:
+            out += self.provision("A=%s B=%s MODE=%s\n%s\n" % (
+                A, B, mode, a.guest_setup), "--guest-setup")
+        time.sleep(a.settle)
         return out
 
     def conntrack_setup(self):
@@ -777,20 +491,9 @@ ethtool -X $A equal $(ls -d /sys/class/net/$A/queues/rx-* | wc -l)
         lookups in the FreeBSD post) rather than create it.  The entries
         it made are kept in self.ct_warm for the rows."""
         a = self.a
-        rc, out = self.guest("""
-for m in %s; do modprobe $m || exit 10; done
-echo %d >/proc/sys/net/netfilter/nf_conntrack_max
-echo %d >/sys/module/nf_conntrack/parameters/hashsize
-echo 300 >/proc/sys/net/netfilter/nf_conntrack_udp_timeout
-nft -f - <<'EOF' || exit 11
-%sEOF
-conntrack -F 2>/dev/null
-[ "$(cat /proc/sys/net/netfilter/nf_conntrack_count)" = 0 ] || exit 12
-""" % (" ".join(CT_KMODS), max(262144, 2 * a.flows),
-       max(65536, a.flows), CT_RULESET), check=False)
-        if rc != 0:
-            raise RuntimeError("--conntrack setup failed (%d):\n%s"
-                               % (rc, out))
+        out = self.provision("router_conntrack '%s' %d %d\n" % (
+            " ".join(CT_KMODS), max(262144, 2 * a.flows),
+            max(65536, a.flows)), "--conntrack setup")
         want = a.flows * (2 if a.both_ways else 1)
         for _ in range(2):      # a pass that lost frames: once more
             self.run_gen([CT_WARMUP_PPS], [a.flows])
@@ -809,46 +512,30 @@ conntrack -F 2>/dev/null
 
     def mode_teardown(self, mode):
         if mode == "xdp" and self.xdp_running:
-            rc, out = self.guest("""
-A=%s B=%s
-for f in /tmp/xdp-bench-*.pid; do
-	p=$(cat $f); rm -f $f
-	kill -INT $p
-	i=0; while kill -0 $p 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	tail -n 4 ${f%%.pid}.log
-done
-for i in $A $B; do
-	ip -d link show $i | grep -q 'prog/xdp' && { echo "XDP still attached to $i"; exit 9; }
-done
-carrier $A 1 30 && carrier $B 1 30
-""" % (self.ifa, self.ifb), check=False)
             self.xdp_running = False
-            if rc != 0:
-                raise RuntimeError("xdp-bench teardown failed:\n" + out)
+            self.provision("router_xdp_stop %s %s\n" % (self.ifa, self.ifb),
+                           "xdp-bench teardown")
         elif mode == "stack":
-            self.guest("echo 0 >/proc/sys/net/ipv4/ip_forward\n")
-            if self.a.conntrack:
-                self.guest(
-                    "nft flush ruleset; conntrack -F 2>/dev/null; true\n")
-                self.ct_warm = None
+            self.guest("router_stack_stop %d\n" % bool(self.a.conntrack))
+            self.ct_warm = None
 
     # ---- measurements -------------------------------------------------
     def truth(self):
-        return {"A": normalized(model_of(self.a.nic_a),
+        return {"A": rows.normalized(rows.model_of(self.a.nic_a),
                                 self.qmp.truth("nicA")),
-                "B": normalized(model_of(self.a.nic_b),
+                "B": rows.normalized(rows.model_of(self.a.nic_b),
                                 self.qmp.truth("nicB"))}
 
     def port_truth(self, port):
         """The ground truth of one of the ports= beyond A and B."""
         p = next(x for x in self.ports if x.name == port)
-        return normalized(model_of(p.nic), self.qmp.truth("nic" + port))
+        return rows.normalized(rows.model_of(p.nic), self.qmp.truth("nic" + port))
 
     def proc_stat(self):
         rc, out = self.gsh.eval(
             'while read -r c r; do case $c in cpu*) echo "$c $r";; '
             '*) break;; esac; done </proc/stat')
-        return cpu_stat(out)
+        return rows.cpu_stat(out)
 
     def ethtool_stats(self):
         rc, out = self.guest("""
@@ -908,39 +595,10 @@ echo "@@B"; ethtool -S %s
             time.sleep(0.25)
 
     def start_sink(self, tmp, port, name):
-        """A fresh dbb-sink on the host end of a port's wire; (Popen, its
-        output file's path) once it is listening."""
-        ready = os.path.join(tmp, name + ".ready")
-        path = os.path.join(tmp, name + ".json")
-        with open(path, "w") as out:
-            sink = subprocess.Popen(
-                [self.sink, "--bind", "127.0.0.1:%d" % port, "--json",
-                 "--quiet", "--idle-ms", "600000", "--ready-file", ready] +
-                shlex.split(self.a.sink_args), stdout=out,
-                stderr=subprocess.STDOUT)
-        for _ in range(200):
-            if os.path.exists(ready):
-                break
-            time.sleep(0.02)
-        return sink, path
-
-    @staticmethod
-    def stop_sink(sink, path):
-        """SIGTERM a sink; its JSON lines."""
-        sink.send_signal(signal.SIGTERM)
-        try:
-            sink.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            sink.kill()
-            sink.wait()
-        lines = []
-        with open(path) as f:
-            for line in f:
-                try:
-                    lines.append(json.loads(line))
-                except ValueError:
-                    pass
-        return lines
+        """A fresh dbb-sink on the host end of a port's wire (traffic.py)
+        with --sink-args; (Popen, its output file's path)."""
+        return traffic.start_sink(self.sink, tmp, port, name,
+                                  self.a.sink_args)
 
     def run_gen(self, rates, counts, on_line=None, flows=None, size=None):
         """One dbb-gen run (one or more steps) into port A, with a fresh
@@ -1006,7 +664,7 @@ echo "@@B"; ethtool -S %s
                 if g.poll() is None:
                     g.kill()
                     g.wait()
-            lines = [self.stop_sink(*x) for x in sinks]
+            lines = [traffic.stop_sink(*x) for x in sinks]
         for g, (_, err), what in zip(gens, outs,
                                      ("dbb-gen", "dbb-gen (B to A)")):
             if g.returncode not in (0, 1):
@@ -1024,12 +682,9 @@ echo "@@B"; ethtool -S %s
         the part of its command line every run shares (the caller adds
         the steps and --gen-args)."""
         if reverse:
-            return [self.gen, "--to", "127.0.0.1:%d" % self.pb_in,
-                    "--dst-mac", MAC_B, "--src-ip", REV_SRC_IP, "--dst-ip",
-                    REV_DST_IP, "--quiet", "--flows", str(flows), "--size",
-                    str(size)]
-        return [self.gen, "--to", "127.0.0.1:%d" % self.pa_in, "--dst-mac",
-                MAC_A, "--quiet", "--flows", str(flows), "--size", str(size)]
+            return traffic.gen_argv(self.gen, self.pb_in, MAC_B, flows, size,
+                                    REV_SRC_IP, REV_DST_IP)
+        return traffic.gen_argv(self.gen, self.pa_in, MAC_A, flows, size)
 
     def gen_background(self, rate_pps, count):
         """dbb-gen into port A with no sink and no model reads: traffic
@@ -1061,129 +716,61 @@ echo "@@B"; ethtool -S %s
         return self.summarize(cfg, mode, gen_lines, sink_lines, meas)[0]
 
     def summarize(self, cfg, mode, gen_lines, sink_lines, meas):
-        """Per gen step rows; model/CPU/insn deltas cover the whole run
-        (exact for single-step runs)."""
-        m0, m1 = meas["m0"], meas["m1"]
-        d = {}
-        for port in ("A", "B"):
-            t0, t1 = m0["truth"][port], m1["truth"][port]
-            for name in PER_QUEUE:
-                d[port + "_" + name] = sum_q(t1, name) - sum_q(t0, name)
-            d[port + "_irqs"] = sum_q(t1, "irqs") - sum_q(t0, "irqs")
-            d[port + "_guest_errors"] = (sum_q(t1, "guest_errors") -
-                                         sum_q(t0, "guest_errors"))
-            d[port + "_rx_off_drops"] = (sum_q(t1, "rx_off_drops") -
-                                         sum_q(t0, "rx_off_drops"))
-            d[port + "_tdt_per_queue"] = [x - y for x, y in zip(
-                t1["tdt_writes"], t0["tdt_writes"])]
-            for name in REG_KINDS + PCIE_KINDS:
-                d[port + "_" + name] = (sum_q(t1, name) - sum_q(t0, name)
-                                        if name in t1 else None)
-        c0, c1 = m0["cpu"], m1["cpu"]
-        cpus = {}
-        for k in c1:
-            if k in c0:
-                busy = c1[k][0] - c0[k][0]
-                tot = c1[k][1] - c0[k][1]
-                cpus[k] = round(100.0 * busy / tot, 1) if tot else None
-        insn = (m1["insn"] - m0["insn"]) if "insn" in m1 else None
-        rev = meas.get("rev")
-        if rev:
-            gen_lines, sink_lines = both_ways(gen_lines, sink_lines, *rev)
-        sink_total = next((x for x in sink_lines if x.get("type") ==
-                           "total"), {})
-        sink_steps = {x["step"]: x for x in sink_lines
-                      if x.get("type") == "step"}
-        rows = []
-        gsteps = [x for x in gen_lines if x.get("type") == "step"]
-        for gs in gsteps:
-            ss = sink_steps.get(gs["step"], {})
-            recv = ss.get("received", 0)
-            lat = ss.get("lat_ns", {})
-            row = {
-                "kernel": self.kver, "config": cfg.name(),
-                "driver": cfg.driver, "params": cfg.params,
-                "priv_flags": cfg.priv_flags, "mode": mode,
-                "queues": self.queues_now, "smp": self.a.smp,
-                "bql": self.a.bql, "insn_counting": bool(self.a.insn),
-                "size": self.a.size,
-                "rings": self.rings_now,
-                "step": gs["step"], "target_pps": gs["target_pps"],
-                "offered": gs["offered"], "sent": gs["sent"],
-                "gen_pps": gs["pps"], "gen_seconds": gs["seconds"],
-                "forwarded": recv,
-                "fwd_pps": ss.get("rx_pps", 0.0),
-                "lost": gs["sent"] - recv,
-                "loss_pct": round(100.0 * (gs["sent"] - recv) / gs["sent"],
-                                  4) if gs["sent"] else 0.0,
-                "sink_sent_from": ss.get("sent_from"),
-                "reordered": ss.get("reordered"),
-                "dup": ss.get("dup"),
-                "lat_p50_us": round(lat.get("p50", 0) / 1000.0, 1),
-                "lat_p99_us": round(lat.get("p99", 0) / 1000.0, 1),
-                "lat_max_us": round(lat.get("max", 0) / 1000.0, 1),
-                "host_qemu_in_drops": gs.get("host_udp_rcvbuf_errors"),
-                "both_ways": bool(rev),
-                "conntrack": meas.get("ct_count"),
-            }
-            if rev:
-                row["ways"] = gs["ways"]
-            rows.append(row)
-        if rows:
-            # forwarded frames, TX doorbells and receives: port B's, and
-            # both ports' both ways
-            tx = ("B",) if not rev else ("A", "B")
-            rx = ("A",) if not rev else ("A", "B")
-            fwd_model = sum(d[p + "_tx_frames"] for p in tx)
-            tdt = sum(d[p + "_tdt_writes"] for p in tx)
-            noop = sum(d[p + "_tdt_noop_writes"] for p in tx)
-            rdt = sum(d[p + "_rdt_writes"] for p in rx)
-            rx_frames = sum(d[p + "_rx_frames"] for p in rx)
-            total = {
-                "gen_sent": sum(r["sent"] for r in rows),
-                "markers_sent": GEN_MARKERS * len(rows) * (2 if rev else 1)
-                if "--markers" not in self.a.gen_args else None,
-                "sink_received": sink_total.get("received"),
-                "sink_rx_frames": sink_total.get("rx_frames"),
-                "sink_markers": sink_total.get("markers"),
-                "sink_invalid": sink_total.get("invalid"),
-                "sink_socket_drops": sink_total.get("sink_socket_drops"),
-                "global_reordered": sink_total.get("global_reordered"),
-                "flow_gaps_open": sink_total.get("flow_gaps_open"),
-                "ttl": [sink_total.get("ttl_min"), sink_total.get("ttl_max")],
-                "stray_frames_out_A": meas["stray_frames"],
-                "cpu_busy_pct": cpus.get("cpu"),
-                "cpu_busy_per_cpu": {k: v for k, v in cpus.items()
-                                     if k != "cpu"},
-                "insn": insn,
-                "model": d,
-                # the ports the rows count (B's; both ways A's and B's)
-                "fwd_frames": fwd_model, "tdt_writes": tdt,
-                "tdt_noop_writes": noop,
-                "tdt_per_fwd": round(tdt / fwd_model, 4)
-                if fwd_model else None,
-                "tdt_noop_per_fwd": round(noop / fwd_model, 4) if fwd_model
-                else None,
-                "rdt_per_rx": round(rdt / rx_frames, 4)
-                if rx_frames else None,
-                "irqs_per_fwd": round((d["A_irqs"] + d["B_irqs"]) /
-                                      fwd_model, 4) if fwd_model else None,
-                "insn_per_fwd": round(insn / fwd_model) if insn and
-                fwd_model else None,
-                "mmio_per_fwd": mmio_per_packet(d, fwd_model),
-                "guest_drops": rx_frames - fwd_model,
-                "qdisc_B": m1.get("qdisc"),
-            }
-            if "prof" in m1:
-                syms = sorted(self.core_syms + insnprof.parse_kallsyms(
-                    self.kallsyms(True)))
-                total["profile"] = insnprof.top(insnprof.by_function(
-                    insnprof.diff(m0["prof"], m1["prof"]), syms), fwd_model,
-                    n=self.a.profile)
-            # single-step runs: the deltas are the step's
-            for r in rows:
-                r.update(total if len(rows) == 1 else {"run": total})
-        return rows
+        """Per gen step rows (rows.step_rows); model/CPU/insn deltas
+        cover the whole run (exact for single-step runs)."""
+        a = self.a
+        ident = {
+            "kernel": self.kver, "config": cfg.name(),
+            "driver": cfg.driver, "params": cfg.params,
+            "priv_flags": cfg.priv_flags, "mode": mode,
+            "queues": self.queues_now, "smp": a.smp, "bql": a.bql,
+            "insn_counting": bool(a.insn), "size": a.size,
+            "rings": self.rings_now}
+        return rows.step_rows(ident, gen_lines, sink_lines, meas,
+                              markers="--markers" not in a.gen_args,
+                              profile=self.profile if a.profile else None)
+
+    def profile(self, m0, m1, fwd):
+        """The guest kernel's instructions per forwarded packet in the
+        functions that ran most between the measurements M0 and M1 (FWD
+        frames forwarded), named from /proc/kallsyms."""
+        syms = sorted(self.core_syms + insnprof.parse_kallsyms(
+            self.kallsyms(True)))
+        return insnprof.top(insnprof.by_function(
+            insnprof.diff(m0["prof"], m1["prof"]), syms), fwd,
+            n=self.a.profile)
+
+    def boot_record(self):
+        """What a run's rows depend on beyond each row: the boot's
+        kernel, time, instructions, vCPUs, accelerator, flows, size."""
+        a = self.a
+        return {"type": "boot", "kernel": self.kver,
+                "boot_seconds": round(self.boot_time, 2),
+                "boot_insn": self.boot_insn,
+                "idle_insn_per_s": self.idle_insn_per_s, "smp": a.smp,
+                "accel": self.accel, "rmem_default_for_qemu": a.rmem,
+                "flows": a.flows, "size": a.size}
+
+    def sweep(self, emit):
+        """Every configuration, every mode, every rate step of the run's
+        options (a ramp stops after --loss-steps steps in a row lost more
+        than --until-loss %); EMIT(row) for each step."""
+        a = self.a
+        for cfg in self.configs:
+            self.load(cfg)
+            for mode in a.modes:
+                self.mode_setup(mode)
+                lossy = 0
+                for rt in a.mode_rates.get(mode, a.rates):
+                    count = a.count or max(1, int(rt * a.step_seconds))
+                    row = self.step(cfg, mode, rt, count)
+                    emit(row)
+                    if a.until_loss is not None:
+                        lossy = lossy + 1 if row["loss_pct"] > \
+                            a.until_loss else 0
+                        if lossy >= a.loss_steps:
+                            break
+                self.mode_teardown(mode)
 
     # ---- flap, health, shutdown -------------------------------------------
     def set_link(self, dev, up):
@@ -1303,34 +890,6 @@ def booted(t, r, what="boot"):
 
 # ---- output ------------------------------------------------------------
 
-COLS = [("config", "%-24s", "config"), ("mode", "%-5s", "mode"),
-        ("q", "%2s", "queues"), ("target", "%8s", "target_pps"),
-        ("sent", "%8s", "sent"), ("fwd", "%8s", "forwarded"),
-        ("loss%", "%7s", "loss_pct"), ("fwd_pps", "%8s", "fwd_pps"),
-        ("reord", "%5s", "reordered"), ("p50us", "%7s", "lat_p50_us"),
-        ("p99us", "%8s", "lat_p99_us"), ("tdt/pkt", "%7s", "tdt_per_fwd"),
-        ("noop/pkt", "%8s", "tdt_noop_per_fwd"),
-        ("rdt/pkt", "%7s", "rdt_per_rx"), ("irq/pkt", "%7s", "irqs_per_fwd"),
-        ("rxdrop", "%6s", None), ("qemuin", "%6s", "host_qemu_in_drops"),
-        ("cpu%", "%5s", "cpu_busy_pct"), ("insn/pkt", "%8s", "insn_per_fwd")]
-
-
-def header():
-    return " ".join(fmt % h for h, fmt, _ in COLS)
-
-
-def fmt_row(r):
-    out = []
-    for h, fmt, key in COLS:
-        if key is None:
-            v = r.get("model", {}).get("A_rx_dropped")
-        else:
-            v = r.get(key)
-        if isinstance(v, float):
-            v = ("%.0f" % v) if abs(v) >= 1000 else ("%.3g" % v)
-        out.append(fmt % ("-" if v is None else v))
-    return " ".join(out)
-
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(
@@ -1373,7 +932,7 @@ def parse_args(argv=None):
                     help="with --until-loss: stop after N lossy steps in a "
                     "row (default 1)")
     ap.add_argument("--flows", type=int, default=99328)
-    ap.add_argument("--size", type=frame_size, default=64,
+    ap.add_argument("--size", type=traffic.frame_size, default=64,
                     help="frame size on the wire incl. FCS, 64..9018, or "
                     "imix (dbb-gen's simple IMIX: 7:4:1 of 64, 594, 1518)")
     ap.add_argument("--queues", type=int, help="ethtool -L combined N on "
@@ -1491,23 +1050,25 @@ def parse_args(argv=None):
     return a
 
 
-def read_steps(rdir):
-    """A run directory's steps.jsonl (written by main below): (boot
-    record, health record, step rows); what could be read of it."""
-    meta, health, rows = {}, {}, []
-    try:
-        with open(os.path.join(rdir, "steps.jsonl")) as f:
-            for line in f:
-                o = json.loads(line)
-                if o.get("type") == "boot":
-                    meta = o
-                elif o.get("type") == "health":
-                    health = o
-                elif "mode" in o:
-                    rows.append(o)
-    except (OSError, ValueError):
-        pass
-    return meta, health, rows
+def options(kernel="6.1", configs=None, **opts):
+    """The options of a Router for a library caller, by name: what
+    router.py's command line would give (the same defaults and checks),
+    for KERNEL, the driver configurations CONFIGS (router.Config; default
+    upstream igc) and OPTS with "_" for "-" (smp=1, insn=True,
+    nic_a="dbb-octep,wmark=0x400", root_port=["B"]): True is a bare flag,
+    False or None leaves an option out, a list repeats it."""
+    argv = ["--kernel", kernel]
+    for key, value in opts.items():
+        flag = "--" + key.replace("_", "-")
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if v is True:
+                argv.append(flag)
+            elif v is not None and v is not False:
+                argv += [flag, str(v)]
+    a = parse_args(argv)
+    if configs:
+        a.configs = list(configs)
+    return a
 
 
 def upstream_modules(a, configs):
@@ -1552,60 +1113,37 @@ def our_modules(a, configs):
 
 
 def main(argv=None):
+    """router.py: boot, sweep, a row per step on stdout (table or JSON
+    lines) and in the run directory (table.txt, steps.jsonl: a boot
+    record, the rows, a health record), shut down."""
     a = parse_args(argv)
     # SIGTERM (a timeout, report.py stopped) unwinds like an error: the
     # guest is shut down and QEMU does not outlive us
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     a.qemu = labvm.qemu_binary(a.qemu)
-    kos = our_modules(a, a.configs)
-    r = Router(a, a.configs, kos)
-    rows = []
-    jpath = os.path.join(a.out, "steps.jsonl")
-    tpath = os.path.join(a.out, "table.txt")
+    r = Router(a, a.configs, our_modules(a, a.configs))
     failed = False
     try:
         r.boot()
-        with open(tpath, "w") as tf, open(jpath, "w") as jf:
-            def emit(row):
-                rows.append(row)
-                jf.write(json.dumps(row) + "\n")
+        with open(os.path.join(a.out, "table.txt"), "w") as tf, \
+                open(os.path.join(a.out, "steps.jsonl"), "w") as jf:
+            def emit(obj):
+                row = "mode" in obj
+                line = fmt_row(obj) if row else "# " + json.dumps(obj)
+                jf.write(json.dumps(obj) + "\n")
                 jf.flush()
-                tf.write(fmt_row(row) + "\n")
-                tf.flush()
-                print(json.dumps(row) if a.json else fmt_row(row),
-                      flush=True)
-            meta = {"type": "boot", "kernel": r.kver,
-                    "boot_seconds": round(r.boot_time, 2),
-                    "boot_insn": r.boot_insn,
-                    "idle_insn_per_s": r.idle_insn_per_s, "smp": a.smp,
-                    "accel": r.accel, "rmem_default_for_qemu": a.rmem,
-                    "flows": a.flows, "size": a.size}
-            jf.write(json.dumps(meta) + "\n")
-            tf.write("# %s\n" % json.dumps(meta))
-            print(json.dumps(meta) if a.json else "# " + json.dumps(meta))
-            if not a.json:
-                print(header())
-            tf.write(header() + "\n")
-            for cfg in a.configs:
-                r.load(cfg)
-                for mode in a.modes:
-                    r.mode_setup(mode)
-                    lossy = 0
-                    for rt in a.mode_rates.get(mode, a.rates):
-                        count = a.count or max(1, int(rt * a.step_seconds))
-                        row = r.step(cfg, mode, rt, count)
-                        emit(row)
-                        if a.until_loss is not None:
-                            lossy = lossy + 1 if row["loss_pct"] > \
-                                a.until_loss else 0
-                            if lossy >= a.loss_steps:
-                                break
-                    r.mode_teardown(mode)
+                if obj.get("type") != "health":
+                    tf.write(line + "\n")
+                    tf.flush()
+                print(json.dumps(obj) if a.json else line, flush=True)
+                if obj.get("type") == "boot":
+                    tf.write(header() + "\n")
+                    if not a.json:
+                        print(header())
+            emit(r.boot_record())
+            r.sweep(emit)
             taint, bad = r.health()
-            health = {"type": "health", "tainted": taint, "dmesg_bad": bad}
-            jf.write(json.dumps(health) + "\n")
-            print(json.dumps(health) if a.json else "# " +
-                  json.dumps(health))
+            emit({"type": "health", "tainted": taint, "dmesg_bad": bad})
     except Exception as e:  # report, shut down, fail
         print("router.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
         failed = True

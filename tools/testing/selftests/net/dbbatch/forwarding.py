@@ -38,7 +38,7 @@ import sys
 import threading
 import time
 
-from lablib import labvm, router  # noqa: E402
+from lablib import labvm, router, rows  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "forwarding",
@@ -55,7 +55,7 @@ def counts_evidence(row):
             "invalid), lost %d, gaps %s, reordered %s, dup %s, TTL %s; "
             "model A rx_frames %d rx_dropped %d, B tx_frames %d; stray out "
             "of A %d; tdt/pkt %s irqs/pkt %s"
-            % (row["sent"], router.GEN_MARKERS, row["forwarded"],
+            % (row["sent"], rows.GEN_MARKERS, row["forwarded"],
                row["sink_markers"],
                row["sink_invalid"], row["lost"], row["flow_gaps_open"],
                row["reordered"], row["dup"], row["ttl"], m["A_rx_frames"],
@@ -66,7 +66,7 @@ def counts_evidence(row):
 
 def exact(row):
     m = row["model"]
-    want = row["sent"] + router.GEN_MARKERS
+    want = row["sent"] + rows.GEN_MARKERS
     return (m["A_rx_frames"] == want and m["B_tx_frames"] == want and
             row["forwarded"] + row["sink_markers"] + row["sink_invalid"]
             == want and m["A_rx_dropped"] == 0 and
@@ -77,11 +77,9 @@ def checks(t, short, a, qemu):
     """One boot's checks into T; return its run directory."""
     kver = t.kver
     out = labvm.run_dir(a.keep, short, "dbb-forwarding.")
-    args = ["--kernel", short, "--rmem", str(a.rmem),
-            "--flows", str(router.TEST_FLOWS), "--rss", "same",
-            "--gen-args", router.TEST_GEN_ARGS, "--qemu", qemu,
-            "--smp", str(a.smp), "--out", out]
-    ra = router.parse_args(args)
+    ra = router.options(short, rmem=a.rmem, flows=router.TEST_FLOWS,
+                        rss="same", gen_args=router.TEST_GEN_ARGS,
+                        qemu=qemu, smp=a.smp, out=out)
     r = router.Router(ra, ra.configs)
     cfg = ra.configs[0]
     try:
@@ -100,7 +98,7 @@ def checks(t, short, a, qemu):
         e1 = r.ethtool_stats()
         t.check("stack forwarding A->B at %d pps, %d frames, %d flows: zero "
                 "loss" % (RATE, COUNT, router.TEST_FLOWS),
-                router.lossless(row, COUNT),
+                rows.lossless(row, COUNT),
                 counts_evidence(row))
         t.check("stack forwarding: no per-flow reordering, no duplicates, "
                 "TTL 63 (one router hop)",
@@ -151,7 +149,7 @@ def checks(t, short, a, qemu):
         row = r.step(cfg, "xdp", RATE, COUNT)
         t.check("XDP_REDIRECT A->B (xdp-bench redirect, native) at %d pps, "
                 "%d frames: zero loss" % (RATE, COUNT),
-                router.lossless(row, COUNT),
+                rows.lossless(row, COUNT),
                 counts_evidence(row))
         t.check("XDP_REDIRECT: model counts == generator == sink, no "
                 "reordering, TTL 64 (not through the stack)",
@@ -183,21 +181,21 @@ def checks(t, short, a, qemu):
         gl, sl, meas = r.run_gen([RATE] * 3, [per], on_line=on_line)
         for th in threads:
             th.join()
-        rows = r.summarize(cfg, "stack", gl, sl, meas)
+        steps = r.summarize(cfg, "stack", gl, sl, meas)
         _, dm = r.guest("dmesg | grep -E 'Link is (Down|Up)' | tail -n 3; "
                         "dmesg | grep -c 'Link is Down' || true\n",
                         check=False)
         downs = int(dm.split()[-1]) - int(d0.split()[-1])
         ev = "\n".join("step %d: sent %d received %d lost %d reordered %s"
                        % (x["step"], x["sent"], x["forwarded"], x["lost"],
-                          x["reordered"]) for x in rows)
+                          x["reordered"]) for x in steps)
         ev += "\nflap %.2f s; dmesg: %s" % (
             flap.get("up", 0) - flap.get("down", 0),
             " | ".join(dm.strip().splitlines()))
         links = re.findall(r"Link is (Down|Up)", dm)
-        ok = (len(rows) == 3 and rows[0]["lost"] == 0 and
-              rows[2]["lost"] == 0 and rows[2]["forwarded"] == per and
-              rows[0]["sent"] == per and downs >= 1 and
+        ok = (len(steps) == 3 and steps[0]["lost"] == 0 and
+              steps[2]["lost"] == 0 and steps[2]["forwarded"] == per and
+              steps[0]["sent"] == per and downs >= 1 and
               links[-1:] == ["Up"])
         t.check("link flap on port B during traffic (QMP set_link off 1.5 s,"
                 " on): carrier down then up, no loss before the flap, "

@@ -27,7 +27,7 @@ per kernel ("# endurance KVER: ...").  Every rate here is EMULATED.
 import sys
 import time
 
-from lablib import labvm, router
+from lablib import labvm, router, rows
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 30, "kernels": "each",
@@ -52,7 +52,7 @@ def ev(row, count):
                 row["sent"], row["forwarded"], row["lost"], m["A_rx_frames"],
                 m["A_rx_dropped"], m["A_rx_off_drops"], m["B_tx_frames"],
                 row["host_qemu_in_drops"], row["sink_socket_drops"],
-                router.lossless_misses(row, count) or "-"))
+                rows.lossless_misses(row, count) or "-"))
 
 
 def changes_under_traffic(r, i):
@@ -89,7 +89,7 @@ def cycles(t, r, n):
             r.mode_setup("stack")
             row = r.step(CONFIG, "stack", CYCLE_RATE, CYCLE_COUNT)
             ok, out = changes_under_traffic(r, i)
-            if not (router.lossless(row, CYCLE_COUNT) and ok):
+            if not (rows.lossless(row, CYCLE_COUNT) and ok):
                 failed.append("cycle %d: %s\n%s" % (i + 1, ev(row, CYCLE_COUNT), out))
         except RuntimeError as e:
             failed.append("cycle %d: %s" % (i + 1, e))
@@ -127,11 +127,10 @@ def soak(t, r, frames):
 
 def checks(t, short, a, qemu):
     out = labvm.run_dir(a.keep, short, "dbb-endurance.")
-    ra = router.parse_args(
-        ["--kernel", short, "--rmem", str(a.rmem), "--qemu", qemu,
-         "--smp", str(a.smp), "--flows", str(router.TEST_FLOWS),
-         "--gen-args", router.TEST_GEN_ARGS, "--out", out] +
-        (["--modules", a.modules] if a.modules else []))
+    ra = router.options(short, rmem=a.rmem, qemu=qemu, smp=a.smp,
+                        flows=router.TEST_FLOWS,
+                        gen_args=router.TEST_GEN_ARGS, out=out,
+                        modules=a.modules or None)
     r = router.Router(ra, [CONFIG], router.our_modules(ra, [CONFIG]))
     with router.booted(t, r):
         nfail, dfree = cycles(t, r, a.cycles)

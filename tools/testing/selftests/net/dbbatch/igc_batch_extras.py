@@ -62,7 +62,7 @@ import sys
 import threading
 import time
 
-from lablib import labvm, router  # noqa: E402
+from lablib import labvm, router, rows  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 30, "kernels": "each", "label": "igc_batch extras",
@@ -107,7 +107,7 @@ class ExtrasRouter(router.Router):
 def all_on_queue0(row):
     """Every frame of the step (and dbb-gen's markers) came in on port A's
     RX queue 0."""
-    want = COUNT + router.GEN_MARKERS
+    want = COUNT + rows.GEN_MARKERS
     return row["a_rx_q"][0] == want and sum(row["a_rx_q"]) == want
 
 
@@ -126,7 +126,7 @@ def ev_row(row):
                 row["sent"], row["forwarded"], row["lost"], row["reordered"],
                 row["ttl"], m["A_rx_frames"], row.get("a_rx_q"),
                 m["A_rx_dropped"], m["B_tx_frames"],
-                router.lossless_misses(row, COUNT) or "-"))
+                rows.lossless_misses(row, COUNT) or "-"))
 
 
 def step(r, cfg, mode):
@@ -196,7 +196,7 @@ def tx_drop_publishes_earlier(t, r):
     xmit_more unpublished until the watchdog rescued them."""
     B = r.ifb
     s0 = r.ethtool_stats()
-    m0 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    m0 = rows.sum_q(r.qmp.truth("nicB"), "tx_frames")
     # pktgen: one burst of TX_BURST on queue 0, xmit_more on all but the
     # last, whose DMA mapping fails on purpose
     rc, o = r.guest("""
@@ -215,10 +215,10 @@ echo "@@INJ $(cat $D/injected) left skip $(cat $D/skip_tx_map) fail $(cat $D/fai
 grep -E 'pkts-sofar|errors' $P/$B | head -n 3
 echo rem_device_all >$P/kpktgend_0
 """ % (B, faults(B), TX_BURST), check=False)
-    m1 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    m1 = rows.sum_q(r.qmp.truth("nicB"), "tx_frames")
     # Two watchdog periods: a tail still unpublished is rescued by now.
     time.sleep(5)
-    m2 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    m2 = rows.sum_q(r.qmp.truth("nicB"), "tx_frames")
     s1 = r.ethtool_stats()
     dropped = qstat(s1, "B", "tx_dropped") - qstat(s0, "B", "tx_dropped")
     rescued = qstat(s1, "B", "tx_db_rescued") - \
@@ -270,7 +270,7 @@ carrier $A 1 30 && carrier %s 1 30 || exit 31
             % (left.strip(), failed, ev_row(row), o))
     row = step(r, cfg, "stack")
     t.check("rx alloc failure: after the faults, stack forwarding with no "
-            "loss", router.lossless(row, COUNT), ev_row(row))
+            "loss", rows.lossless(row, COUNT), ev_row(row))
     r.mode_teardown("stack")
     r.guest("ethtool -X %s default; ethtool -G %s rx %d; carrier %s 1 30\n"
             % (A, A, RINGS, A), check=False)
@@ -303,10 +303,10 @@ def xdp_flush_without_carrier(t, r):
                        check=False)[1].strip()
         if left == "0":
             break
-    m1 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    m1 = rows.sum_q(r.qmp.truth("nicB"), "tx_frames")
     # Two watchdog periods: a tail still unpublished is rescued by now.
     time.sleep(5)
-    m2 = router.sum_q(r.qmp.truth("nicB"), "tx_frames")
+    m2 = rows.sum_q(r.qmp.truth("nicB"), "tx_frames")
     s1 = r.ethtool_stats()
     _, o = r.guest("""
 D=%s
@@ -390,7 +390,7 @@ def paused_step(r, cfg, dev):
             tm.join()
         r.qom_set(dev, "dma-pause", False)
     # during the pause: (frames A took in, frames B sent)
-    row["paused"] = [router.sum_q(seen[1][p], n) - router.sum_q(
+    row["paused"] = [rows.sum_q(seen[1][p], n) - rows.sum_q(
         seen[0][p], n) for p, n in (("A", "rx_frames"),
                                     ("B", "tx_frames"))]
     return row
@@ -412,7 +412,7 @@ def dma_pause_recovers(t, r, cfg):
     t.check("dma-pause on B (TX) for %.1f s under traffic: what was queued "
             "goes out when the device fetches again, no loss, no watchdog "
             "rescue, no reset" % PAUSE_FOR,
-            router.lossless(row, COUNT) and rescued == 0 and not bad and
+            rows.lossless(row, COUNT) and rescued == 0 and not bad and
             row["paused"][0] > 0 and row["paused"][1] == 0 and
             r.truth()["B"]["rx_paused_drops"][0] == p0,
             "while paused A took %d frames, B sent %d; %s; tx_db_rescued "
@@ -434,7 +434,7 @@ def dma_pause_recovers(t, r, cfg):
                                              "; ".join(bad[:5])))
     row = step(r, cfg, "stack")
     t.check("after the DMA pauses: stack forwarding with no loss",
-            router.lossless(row, COUNT), ev_row(row))
+            rows.lossless(row, COUNT), ev_row(row))
     r.mode_teardown("stack")
 
 
@@ -470,7 +470,7 @@ def tx_hang_resets(t, r, cfg):
     r.guest("carrier %s 1 30\n" % r.ifb, check=False)
     row = step(r, cfg, "stack")
     t.check("after the TX hang and its reset: stack forwarding with no "
-            "loss", router.lossless(row, COUNT), ev_row(row))
+            "loss", rows.lossless(row, COUNT), ev_row(row))
     r.mode_teardown("stack")
 
 
@@ -533,7 +533,7 @@ echo "@@RING $(ethtool -g $B | sed -n '/Current/,$p' | awk '/^RX:/ {print $2}')"
             "brings it back at the old ring size and it forwards with no "
             "loss",
             rec == 1 and "@@NOCARRIER" not in o2 and
-            "@@RING %d" % RINGS in o2 and router.lossless(row, COUNT),
+            "@@RING %d" % RINGS in o2 and rows.lossless(row, COUNT),
             "%s\n%s\n%s" % (ev, o2, ev_row(row)),
             skip=None if seen or rec else "no AER message reached the "
             "guest's AER driver")
@@ -691,7 +691,7 @@ carrier $A 1 30 && carrier $B 1 30
     t.check("before suspend (MTU %d, RSS all on queue 0, B "
             "tx_db_batched off, B at 1000): stack forwarding, no loss, "
             "RX on queue 0 only" % MTU,
-            rc == 0 and router.lossless(row, COUNT) and all_on_queue0(row),
+            rc == 0 and rows.lossless(row, COUNT) and all_on_queue0(row),
             ev_row(row) + "\n" + o)
     ok, o = suspend(r, "devices")
     t.check("pm_test=devices, echo freeze >/sys/power/state: suspend "
@@ -722,7 +722,7 @@ carrier $A 1 30 && carrier $B 1 30
     row = step(r, cfg, "stack")
     t.check("after resume: stack forwarding with no loss, RSS still "
             "puts every flow on queue 0",
-            router.lossless(row, COUNT) and all_on_queue0(row),
+            rows.lossless(row, COUNT) and all_on_queue0(row),
             ev_row(row))
     r.mode_teardown("stack")
     # back to the defaults for the rest
@@ -749,7 +749,7 @@ def suspend_xdp(t, r, cfg):
             "before %r after %r\n%s" % (p0.strip(), p1.strip(), o))
     row = step(r, cfg, "xdp")
     t.check("after resume: XDP_REDIRECT forwarding with no loss, TTL 64",
-            router.lossless(row, COUNT) and row["ttl"] == [64, 64],
+            rows.lossless(row, COUNT) and row["ttl"] == [64, 64],
             ev_row(row))
     r.mode_teardown("xdp")
 
@@ -774,7 +774,7 @@ carrier $A 1 30 && carrier $B 1 30 || echo "@@NOCARRIER"
     r.mode_setup("stack")
     row = step(r, cfg, "stack")
     t.check("after ethtool -t offline: stack forwarding with no loss",
-            router.lossless(row, COUNT), ev_row(row))
+            rows.lossless(row, COUNT), ev_row(row))
 
 
 def aer_recovery(t, r, cfg):
@@ -814,7 +814,7 @@ echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
                 "driver: the handlers are not exercised here")
         row = step(r, cfg, "stack")
         t.check("after PCI error recovery: stack forwarding with no "
-                "loss", router.lossless(row, COUNT), ev_row(row))
+                "loss", rows.lossless(row, COUNT), ev_row(row))
         aer_after_failed_reopen(t, r, cfg)
     r.mode_teardown("stack")
 
@@ -898,15 +898,12 @@ def shutdown_at_poweroff(t, r):
 def checks(t, short, a, qemu):
     """One boot's checks into T; return its run directory."""
     out = labvm.run_dir(a.keep, short, "dbb-extras.")
-    args = ["--kernel", short, "--driver", "igc_batch", "--rmem",
-            str(a.rmem), "--flows", str(router.TEST_FLOWS),
-            "--gen-args", router.TEST_GEN_ARGS,
-            "--qemu", qemu, "--smp", str(a.smp), "--queues", str(QUEUES),
-            "--rings", str(RINGS), "--out", out, "--root-port", "B"]
-    mods = labvm.modules_for(a, short)
-    if mods:
-        args += ["--modules", mods]
-    ra = router.parse_args(args)
+    ra = router.options(short, configs=[router.Config("igc_batch")],
+                        rmem=a.rmem, flows=router.TEST_FLOWS,
+                        gen_args=router.TEST_GEN_ARGS, qemu=qemu,
+                        smp=a.smp, queues=QUEUES, rings=RINGS, out=out,
+                        root_port=["B"],
+                        modules=labvm.modules_for(a, short) or None)
     kos = router.our_modules(ra, ra.configs)
     r = ExtrasRouter(ra, ra.configs, kos)
     cfg = ra.configs[0]

@@ -55,7 +55,7 @@ import sys
 import threading
 import time
 
-from lablib import REPO, labvm, router
+from lablib import REPO, labvm, router, rows
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 30, "kernels": "each", "label": "igc_batch lab",
@@ -179,13 +179,14 @@ THREADED_NAPI = "echo 1 >/sys/class/net/$A/threaded; " \
     "echo 1 >/sys/class/net/$B/threaded"
 
 
-def router_args(short, a, out, extra=()):
-    return ["--kernel", short, "--rmem", str(a.rmem),
-            "--flows", str(router.TEST_FLOWS),
-            "--gen-args", router.TEST_GEN_ARGS, "--qemu", a.qemu,
-            "--smp", "2", "--out", out, "--append", a.append] + list(
-            extra) + (["--modules", a.modules] if a.modules else []) + (
-            ["--guest-setup", THREADED_NAPI] if a.threaded_napi else [])
+def router_opts(short, a, out, **extra):
+    """router.py's options of a boot of this test, and EXTRA (options()
+    keywords)."""
+    return router.options(
+        short, rmem=a.rmem, flows=router.TEST_FLOWS,
+        gen_args=router.TEST_GEN_ARGS, qemu=a.qemu, smp=2, out=out,
+        append=a.append, modules=a.modules or None,
+        guest_setup=THREADED_NAPI if a.threaded_napi else None, **extra)
 
 
 # ---- the router boot ---------------------------------------------------
@@ -242,7 +243,7 @@ def batches_on_demand(t, cfg, mode, c0, c1, row):
     """A pass opens a batch only once it hands the stack a frame: port B's
     passes that only reclaim transmitted buffers, and frames XDP keeps,
     open none."""
-    ok, why = router.batches_for_delivery(c0, c1, row, mode != "stack")
+    ok, why = rows.batches_for_delivery(c0, c1, row, mode != "stack")
     t.check("%s: %s at a low rate: the dbbatch core opened batches only "
             "for receive passes that handed the stack a frame"
             % (cfg.name(), mode), ok, why)
@@ -258,7 +259,7 @@ def policy_low_rate(t, r, cfg):
     batches_on_demand(t, cfg, "stack", c0, r.dbbatch_stats(), row)
     t.check("%s: stack forwarding at %d pps, %d frames: no loss, no per-flow"
             " reordering, model == generator == sink"
-            % (name, LOW_RATE, LOW_COUNT), router.lossless(row, LOW_COUNT),
+            % (name, LOW_RATE, LOW_COUNT), rows.lossless(row, LOW_COUNT),
             ev(row))
     t.check("%s: stack: zero tail writes that published nothing (TDT and "
             "RDT, both ports)" % name, noop_writes(row) == 0, ev(row))
@@ -305,7 +306,7 @@ def policy_low_rate(t, r, cfg):
             " model == generator == sink%s"
             % (name, LOW_RATE, LOW_COUNT, ", zero no-op tail writes"
                if "db_skip_empty=1" in cfg.params else ""),
-            router.lossless(row, LOW_COUNT) and
+            rows.lossless(row, LOW_COUNT) and
             ("db_skip_empty=0" in cfg.params or noop_writes(row) == 0),
             ev(row))
     r.mode_teardown("xdp")
@@ -413,7 +414,7 @@ def latency(t, r, cfg, threaded):
 
     def pairs():
         res = {"off": [], "on": []}
-        rows = {"off": [], "on": []}
+        lat_rows = {"off": [], "on": []}
         per_pass = []
         for flag in ("off", "on") * LAT_PAIRS:
             r.guest("ethtool --set-priv-flags %s tx_db_batched %s && ethtool "
@@ -428,21 +429,21 @@ def latency(t, r, cfg, threaded):
                 per_pass.append(round(row["model"]["B_tdt_writes"] /
                                       passes, 4) if passes else 0)
             res[flag].append(row["lat_p50_us"])
-            rows[flag].append(row)
+            lat_rows[flag].append(row)
         off = statistics.median(res["off"])
         added = statistics.median(b - a for a, b in zip(res["off"],
                                                          res["on"]))
-        lost = sum(x["lost"] for x in rows["off"] + rows["on"])
-        return res, rows, per_pass, off, added, lost
+        lost = sum(x["lost"] for x in lat_rows["off"] + lat_rows["on"])
+        return res, lat_rows, per_pass, off, added, lost
 
-    res, rows, per_pass, off, added, lost = pairs()
+    res, lat_rows, per_pass, off, added, lost = pairs()
     first = ""
     if added > off * 0.2 + 30 or lost:
         # A busy host (another guest, a build) shifts p50s by more than
         # the bound within a run: one more set of pairs before judging.
         first = "first set: median p50 added %.0f us (off: %.0f us), " \
             "lost %d; judged on a second set\n" % (added, off, lost)
-        res, rows, per_pass, off, added, lost = pairs()
+        res, lat_rows, per_pass, off, added, lost = pairs()
     if threaded:
         why = "threaded NAPI: passes take several packets (see the pass " \
             "check)"
@@ -458,8 +459,8 @@ def latency(t, r, cfg, threaded):
             "%smedian p50 added by batching %.0f us (off: %.0f us); p50 us "
             "off %s on %s; p99 us off %s on %s"
             % (first, added, off, res["off"], res["on"],
-               [x["lat_p99_us"] for x in rows["off"]],
-               [x["lat_p99_us"] for x in rows["on"]]),
+               [x["lat_p99_us"] for x in lat_rows["off"]],
+               [x["lat_p99_us"] for x in lat_rows["on"]]),
             # A NAPI thread woken late takes two or more packets in one
             # pass, and batching then holds the first until the pass ends:
             # by design, so reported, not judged.
@@ -549,7 +550,7 @@ def changes_under_traffic(t, r, cfg):
             "stack forwarding is lossless and in order again",
             all(x.get("RX") == "4096" and x.get("TX") == "4096" and
                 x.get("Combined") == "2" for x in fin) and
-            router.lossless(row, LOW_COUNT) and noop_writes(row) == 0,
+            rows.lossless(row, LOW_COUNT) and noop_writes(row) == 0,
             "%s; %s" % (fin, ev(row)))
     r.mode_teardown("stack")
 
@@ -591,7 +592,7 @@ def changes_while_tx_stops(t, r, cfg):
     row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
     t.check("after them: stack forwarding lossless and in order, no no-op "
             "tail write",
-            router.lossless(row, LOW_COUNT) and noop_writes(row) == 0,
+            rows.lossless(row, LOW_COUNT) and noop_writes(row) == 0,
             ev(row))
     r.mode_teardown("stack")
 
@@ -623,7 +624,7 @@ def rmmod_under_traffic(t, r, cfg):
     r.mode_setup("stack")
     row = r.step(cfg, "stack", LOW_RATE, LOW_COUNT)
     t.check("igc_batch loads again after that and forwards lossless",
-            router.lossless(row, LOW_COUNT), ev(row))
+            rows.lossless(row, LOW_COUNT), ev(row))
     r.mode_teardown("stack")
 
 
@@ -636,7 +637,7 @@ def health(t, r, what):
 def router_boot(short, a, t):
     out = labvm.run_dir(a.keep and os.path.join(a.keep, "router"), short,
                         "dbb-igcb-lab.")
-    ra = router.parse_args(router_args(short, a, out))
+    ra = router_opts(short, a, out)
     kos = router.our_modules(ra, POLICIES)
     r = router.Router(ra, POLICIES, kos, files={
         "/usr/sbin/igc-switch.sh": os.path.join(REPO, "tools", "lab",
@@ -677,7 +678,7 @@ def router_boot(short, a, t):
 def tcp_endpoint(short, a, t):
     out = labvm.run_dir(a.keep and os.path.join(a.keep, "tcp"), short,
                         "dbb-igcb-tcp.")
-    ra = router.parse_args(router_args(short, a, out, ["--wire", "loop"]))
+    ra = router_opts(short, a, out, wire="loop")
     cfgs = [POLICIES[0], POLICIES[2]]
     kos = router.our_modules(ra, cfgs)
     r = router.Router(ra, cfgs, kos)
@@ -806,7 +807,7 @@ def main():
                                                         steps["lat"])
         # build once per kernel, for both boots
         a.modules = modules or os.path.dirname(router.our_modules(
-            router.parse_args(["--kernel", short]), POLICIES)[0])
+            router.options(short), POLICIES)[0])
         dirs = []
         if a.only in (None, "router"):
             dirs.append(t.boot(lambda: router_boot(short, a, t)))

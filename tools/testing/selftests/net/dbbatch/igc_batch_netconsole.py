@@ -112,10 +112,8 @@ echo 1 >/sys/kernel/debug/igc_batch/$(basename $(readlink /sys/class/net/%s/devi
 
 def checks(t, short, a, qemu):
     out = labvm.run_dir(a.keep, short, "dbb-netcons.")
-    ra = router.parse_args(
-        ["--kernel", short, "--rmem", str(a.rmem), "--qemu", qemu,
-         "--smp", str(a.smp), "--out", out] +
-        (["--modules", a.modules] if a.modules else []))
+    ra = router.options(short, rmem=a.rmem, qemu=qemu, smp=a.smp, out=out,
+                        modules=a.modules or None)
     r = NetconsoleRouter(ra, [CONFIG], router.our_modules(ra, [CONFIG]))
     wire = None
     with router.booted(t, r):

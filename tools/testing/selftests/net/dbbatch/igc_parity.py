@@ -72,7 +72,7 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-from lablib import labvm, router  # noqa: E402
+from lablib import labvm, router, rows  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 60, "kernels": "each", "label": "igc parity",
@@ -397,10 +397,10 @@ def one_boot(t, short, a, qemu, mods, entries, used, out, mng):
     os.makedirs(out, exist_ok=True)
     nic = "dbb-igc,mmio-trace-max=%d%s" % (TRACE_MAX,
                                            ",mng-rcv-tco=on" if mng else "")
-    args = ["--kernel", short, "--driver", "igc", "--driver", "igc_batch",
-            "--qemu", qemu, "--smp", str(a.smp), "--out", out,
-            "--modules", mods, "--nic-a", nic]
-    ra = router.parse_args(args)
+    ra = router.options(short, configs=[router.Config("igc"),
+                                        router.Config("igc_batch")],
+                        qemu=qemu, smp=a.smp, out=out, modules=mods,
+                        nic_a=nic)
     kos = router.our_modules(ra, ra.configs)
     r = router.Router(ra, ra.configs, kos)
     phases = [p for p in PHASES if not mng or p[0] in MNG_PHASES]
@@ -409,10 +409,10 @@ def one_boot(t, short, a, qemu, mods, entries, used, out, mng):
         names = register_names()
         runs = {}
         for drv in DRIVERS:
-            rx0 = router.sum_q(r.truth()["A"], "rx_frames")
+            rx0 = rows.sum_q(r.truth()["A"], "rx_frames")
             runs[drv] = run_driver(t, r, drv, phases, tag)
             if mng:
-                rx = router.sum_q(r.truth()["A"], "rx_frames") - rx0
+                rx = rows.sum_q(r.truth()["A"], "rx_frames") - rx0
                 t.check("mng: %s: no frame reached memory with none offered "
                         "(dbb-igc's receive-FIFO junk at each receive "
                         "enable is flushed, never posted)" % drv, rx == 0,

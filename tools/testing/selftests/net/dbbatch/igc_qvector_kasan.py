@@ -38,8 +38,7 @@ dmesg
 
 def boot(t, short, a):
     out = labvm.run_dir(a.keep, short, "dbb-igc-kasan.")
-    ra = router.parse_args(["--kernel", short, "--qemu", a.qemu, "--smp",
-                            "2", "--out", out, "--driver", "igc"])
+    ra = router.options(short, configs=[IGC], qemu=a.qemu, smp=2, out=out)
     r = router.Router(ra, [IGC], router.our_modules(ra, [IGC]))
     with router.booted(t, r, "igc on the debug kernel"):
         r.load(IGC)

@@ -497,16 +497,12 @@ def run_driver(t, a, short, qemu, ksrc, driver, expected):
                             "%s-%d" % (driver, n), "dbb-ksft.")
         os.makedirs(out, exist_ok=True)
         dirs.append(out)
-        args = ["--kernel", short, "--qemu", qemu, "--smp", str(a.smp),
-                "--mem", "1536", "--wire", "loop", "--rings", "0",
-                "--rmem", str(a.rmem), "--out", out, "--driver", driver]
-        if a.modules:
-            args += ["--modules", a.modules]
-        if a.viommu:
-            args += ["--viommu"]
-        if driver in OCTEON:
-            args += ["--nic-a", octep.NIC, "--nic-b", octep.NIC]
-        ra = router.parse_args(args)
+        nic = octep.NIC if driver in OCTEON else None
+        ra = router.options(short, configs=[router.Config(driver)],
+                            qemu=qemu, smp=a.smp, mem=1536, wire="loop",
+                            rings=0, rmem=a.rmem, out=out,
+                            modules=a.modules or None, viommu=a.viommu,
+                            nic_a=nic, nic_b=nic)
         kos = router.our_modules(ra, ra.configs)
         r = KsftRouter(ra, ra.configs, kos, ksrc)
         left = len(todo)

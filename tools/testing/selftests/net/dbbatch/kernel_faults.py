@@ -250,22 +250,22 @@ def failure_sites(dmesg, driver):
     return dict(sorted(sites.items(), key=lambda kv: -kv[1]))
 
 
-def driver_args(driver, short, a, out):
-    mods = labvm.modules_for(a, short)
-    extra = ["--modules", mods] if mods else []
+def driver_opts(driver, short, a, out):
+    """router.options() of DRIVER's boot."""
+    mods = labvm.modules_for(a, short) or None
+    configs = [router.Config(driver)]
     if driver == "octep_fix":
-        return octep.router_args(short, a, out, extra + ["--driver",
-                                                         "octep_fix"])
-    return ["--kernel", short, "--rmem", str(a.rmem), "--qemu", a.qemu,
-            "--smp", str(a.smp), "--out", out, "--driver", driver,
-            "--flows", str(router.TEST_FLOWS),
-            "--gen-args", router.TEST_GEN_ARGS] + extra
+        return octep.router_opts(short, a, out, configs=configs,
+                                 modules=mods)
+    return router.options(short, configs=configs, rmem=a.rmem, qemu=a.qemu,
+                          smp=a.smp, out=out, flows=router.TEST_FLOWS,
+                          gen_args=router.TEST_GEN_ARGS, modules=mods)
 
 
 def faults_boot(t, short, a, driver):
     out = labvm.run_dir(a.keep and os.path.join(a.keep, driver), short,
                         "dbb-kfault.")
-    ra = router.parse_args(driver_args(driver, short, a, out))
+    ra = driver_opts(driver, short, a, out)
     cfg = ra.configs[0]
     r = router.Router(ra, [cfg], router.our_modules(ra, [cfg]))
     prefix = "%s: " % driver

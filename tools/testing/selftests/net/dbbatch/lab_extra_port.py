@@ -17,7 +17,7 @@ import socket
 import struct
 import sys
 
-from lablib import labvm, router
+from lablib import labvm, rows
 from labenv import LabEnv, Port
 
 # How make check runs this test (tools/lab/selftests.py)
@@ -67,8 +67,8 @@ def checks(t, short, a, qemu):
         env.guest("ping -c %d -i 0.2 -W 1 10.2.0.1 >/dev/null; sleep 1"
                   % PINGS, check=False)
         seen = frames_at(wire)
-        sent = router.sum_q(r.port_truth("C"), "tx_frames") - \
-            router.sum_q(m0, "tx_frames")
+        sent = rows.sum_q(r.port_truth("C"), "tx_frames") - \
+            rows.sum_q(m0, "tx_frames")
         echo = [f for f in seen if len(f) > 34 and f[:6] == PEER_MAC and
                 f[12:14] == b"\x08\x00" and f[23] == 1 and f[34] == 8]
         t.check("what the guest sends out of port C reaches its wire, as "
@@ -86,8 +86,8 @@ def checks(t, short, a, qemu):
                         bytes(46), ("127.0.0.1", env.port("C").guest_in))
         env.guest("sleep 1")
         _, n1 = env.guest("cat /sys/class/net/%s/statistics/rx_packets" % c)
-        got = router.sum_q(r.port_truth("C"), "rx_frames") - \
-            router.sum_q(m0, "rx_frames")
+        got = rows.sum_q(r.port_truth("C"), "rx_frames") - \
+            rows.sum_q(m0, "rx_frames")
         t.check("frames the host sends into port C reach the guest, the "
                 "model's count and the interface's alike",
                 got == FRAMES_IN and int(n1) - int(n0) == FRAMES_IN,

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The lab library (tools/lab/: labvm, router, labenv...) for the
-host-driven tests beside this file: `from lablib import labvm, router`;
-importing it puts tools/lab/ on the path for the others (`from labenv
-import LabEnv`).  DBBATCH_REPO points them at another tree."""
+"""The lab library (tools/lab/: labvm, router, rows, traffic, labenv...)
+for the host-driven tests beside this file: `from lablib import labvm,
+router, rows`; importing it puts tools/lab/ on the path for the others
+(`from labenv import LabEnv`).  DBBATCH_REPO points them at another tree."""
 
 import os
 import sys
@@ -15,5 +15,7 @@ sys.path.insert(0, LAB)
 
 import labvm  # noqa: E402
 import router  # noqa: E402
+import rows  # noqa: E402
+import traffic  # noqa: E402
 
-__all__ = ["HERE", "LAB", "REPO", "labvm", "router"]
+__all__ = ["HERE", "LAB", "REPO", "labvm", "router", "rows", "traffic"]

@@ -40,7 +40,7 @@ from lablib import labvm, router  # noqa: E402
 
 from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, MTU,  # noqa: E402
                    clean, counts_agree, counts_text, fw, loop_boot, no_laps,
-                   offered, reopen, router_args)
+                   offered, reopen, router_opts)
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 10, "kernels": "each",
@@ -233,7 +233,7 @@ def unload_checks(t, r, short):
 def router_boot(t, short, a):
     out = labvm.run_dir(a.keep and os.path.join(a.keep, "router"), short,
                         "dbb-octep-conf.")
-    ra = router.parse_args(router_args(short, a, out))
+    ra = router_opts(short, a, out)
     r = router.Router(ra, [CONFIG], router.our_modules(ra, [CONFIG]))
     with router.booted(t, r, "router boot"):
         load_out = r.load(CONFIG)
@@ -261,9 +261,7 @@ def mixed_boot(t, short, a):
     upstream drivers on both, the stack forwarding."""
     out = labvm.run_dir(a.keep and os.path.join(a.keep, "mixed"), short,
                         "dbb-octep-mixed.")
-    args = router_args(short, a, out)
-    args[args.index("--nic-a") + 1] = "dbb-igc"
-    ra = router.parse_args(args)
+    ra = router_opts(short, a, out, nic_a="dbb-igc")
     r = router.Router(ra, [MIXED], router.our_modules(ra, [MIXED]))
     with router.booted(t, r, "igc + octep boot"):
         r.load(MIXED)

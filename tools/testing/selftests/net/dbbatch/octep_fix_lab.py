@@ -57,10 +57,10 @@ import sys
 import threading
 import time
 
-from lablib import labvm, router  # noqa: E402
+from lablib import labvm, router, rows  # noqa: E402
 from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, clean,  # noqa: E402
                    counts_agree, counts_text, fw, loop_boot, no_laps,
-                   offered, router_args)
+                   offered, router_opts)
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 40, "kernels": "each", "label": "octep_fix lab",
@@ -199,7 +199,7 @@ def batches_on_demand(t, mode, c0, c1, row):
     """A pass opens a batch only once it hands the stack a frame: port B's
     passes that only reclaim transmitted buffers, and frames XDP redirects,
     open none."""
-    ok, why = router.batches_for_delivery(c0, c1, row, mode != "stack")
+    ok, why = rows.batches_for_delivery(c0, c1, row, mode != "stack")
     t.check("batched, %s at a low rate: the dbbatch core opened batches "
             "only for receive passes that handed the stack a frame" % mode,
             ok, why)
@@ -843,8 +843,7 @@ def router_boot(t, short, a):
     # The over-grant test makes the block lap the ring on purpose: with
     # an IOMMU a write into a page the driver no longer maps is refused
     # and counted (dma_errors), not a corruption of the guest.
-    ra = router.parse_args(router_args(short, a, out) + [
-        "--modules", a.mods[short], "--viommu"])
+    ra = router_opts(short, a, out, modules=a.mods[short], viommu=True)
     cfgs = [OFF, ON, UP]
     r = router.Router(ra, cfgs, router.our_modules(ra, cfgs),
                       files={"/usr/sbin/nic-switch.sh": os.path.join(
@@ -892,9 +891,9 @@ def mixed_boot(t, short, a, octep_in):
                         "igc_batch+octep_fix", label=name)
     out = labvm.run_dir(a.keep and os.path.join(
         a.keep, "mixed-%d" % octep_in), short, "dbb-octf-mixed.")
-    args = router_args(short, a, out) + ["--modules", a.mods[short]]
-    args[args.index("--nic-b" if octep_in else "--nic-a") + 1] = "dbb-igc"
-    ra = router.parse_args(args)
+    igc_port = "nic_b" if octep_in else "nic_a"
+    ra = router_opts(short, a, out, modules=a.mods[short],
+                     **{igc_port: "dbb-igc"})
     r = router.Router(ra, [cfg], router.our_modules(ra, [cfg]))
     with router.booted(t, r, name + " boot"):
         r.load(cfg)
@@ -963,7 +962,7 @@ def main():
         HOLD_SKIP = HOLD_SKIP_DEBUG if debug else None
         return [t.boot(lambda: router_boot(t, short, a)),
                 t.boot(lambda: loop_boot(t, short, a, ON,
-                                         ["--modules", a.mods[short]])),
+                                         modules=a.mods[short])),
                 t.boot(lambda: mixed_boot(t, short, a, False)),
                 t.boot(lambda: mixed_boot(t, short, a, True))]
 

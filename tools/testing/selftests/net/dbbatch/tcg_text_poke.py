@@ -46,11 +46,9 @@ echo "@@TOGGLES $n"
 
 def checks(t, short, a):
     out = labvm.run_dir(a.keep, short, "dbb-textpoke.")
-    ra = router.parse_args([
-        "--kernel", short, "--qemu", a.qemu, "--smp", "2", "--out", out,
-        "--rmem", str(a.rmem), "--accel", a.accel, "--rings", "0",
-        "--flows", str(router.TEST_FLOWS), "--gen-args",
-        router.TEST_GEN_ARGS])
+    ra = router.options(short, qemu=a.qemu, smp=2, out=out, rmem=a.rmem,
+                        accel=a.accel, rings=0, flows=router.TEST_FLOWS,
+                        gen_args=router.TEST_GEN_ARGS)
     r = router.Router(ra, ra.configs)
     with router.booted(t, r):
         r.load(ra.configs[0])
