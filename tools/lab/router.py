@@ -33,7 +33,7 @@ instructions per forwarded frame.  A table on stdout (or JSON lines with
 
 --nic-a/--nic-b choose each port's model (dbb-igc by default, dbb-octep)
 and its QEMU properties; the ground truth of either model is read under
-one set of names (TRUTH_ALIASES: "tdt" the TX doorbell, "rdt" the RX
+one set of names (rows.TRUTH_ALIASES: "tdt" the TX doorbell, "rdt" the RX
 doorbell or credit).  A driver "igc+octeon_ep" loads both modules (the
 parameters go to the first).  --root-port A|B puts that port behind a
 PCIe root port (ROOT_PORT_SLOT: 6 for A, 7 for B; the port itself then
@@ -891,7 +891,9 @@ def booted(t, r, what="boot"):
 # ---- output ------------------------------------------------------------
 
 
-def parse_args(argv=None):
+def parser():
+    """router.py's options: the command line's, and options()'s by
+    name."""
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -903,7 +905,8 @@ def parse_args(argv=None):
                     "configurations in one boot; default igc)")
     ap.add_argument("--driver-params", action=DriverAction, dest="configs",
                     metavar="'P=V ...'",
-                    help="module parameters of the latest --driver")
+                    help="module parameters of the latest --driver (words "
+                    "split at spaces, no shell quoting)")
     ap.add_argument("--priv-flags", action=DriverAction, dest="configs",
                     metavar="FLAGS",
                     help="ethtool private flags of the latest --driver: "
@@ -1017,6 +1020,13 @@ def parse_args(argv=None):
                     "<kernel>-<time>)")
     ap.add_argument("--json", action="store_true",
                     help="JSON lines on stdout instead of the table")
+    return ap
+
+
+def parse_args(argv=None):
+    """router.py's command line: the options with their defaults filled
+    in and checked (configs, modes, rates, mode_rates, out)."""
+    ap = parser()
     a = ap.parse_args(argv)
     if not getattr(a, "configs", None):
         a.configs = [Config("igc")]
@@ -1057,14 +1067,22 @@ def options(kernel="6.1", configs=None, **opts):
     upstream igc) and OPTS with "_" for "-" (smp=1, insn=True,
     nic_a="dbb-octep,wmark=0x400", root_port=["B"]): True is a bare flag,
     False or None leaves an option out, a list repeats it."""
+    flags = {o: act for act in parser()._actions for o in act.option_strings}
     argv = ["--kernel", kernel]
     for key, value in opts.items():
         flag = "--" + key.replace("_", "-")
+        act = flags.get(flag)
+        if act is None or key == "help":
+            raise TypeError("router.options(): no option %s (a keyword "
+                            "names a router.py option: %s)" % (key, flag))
         for v in value if isinstance(value, (list, tuple)) else [value]:
-            if v is True:
-                argv.append(flag)
-            elif v is not None and v is not False:
-                argv += [flag, str(v)]
+            if v is None or v is False:
+                continue
+            if act.nargs != "?" and (v is True) != (act.nargs == 0):
+                raise TypeError("router.options(): %s=%r: %s %s" % (
+                    key, v, flag, "takes no value: True or False"
+                    if act.nargs == 0 else "takes a value"))
+            argv += [flag] if v is True else [flag, str(v)]
     a = parse_args(argv)
     if configs:
         a.configs = list(configs)

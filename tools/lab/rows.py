@@ -5,8 +5,8 @@ The models' ground truth under one set of names (TRUTH_ALIASES), a step's
 deltas and its rows (step_rows: what router.Router.step() returns), the
 judgements every test shares (lossless, batches_for_delivery), the table
 router.py prints and the run directory it writes (read_steps).  Pure:
-no guest, no QEMU, no subprocess; tests/test_rows.py runs it on the
-host."""
+no guest, no QEMU (labvm only for its log); tests/test_rows.py runs it
+on the host."""
 
 import json
 import os
@@ -216,7 +216,7 @@ def fmt_row(r):
 
 
 def read_steps(rdir):
-    """A run directory's steps.jsonl (written by main below): (boot
+    """A run directory's steps.jsonl (written by router.main): (boot
     record, health record, step rows); what could be read of it."""
     meta, health, rows = {}, {}, []
     try:

@@ -79,10 +79,16 @@ class Tap:
         return 1 if self.failed else 0
 
 
+class Skip(Exception):
+    """Raised by a run_cases() case that cannot run here: its check is a
+    SKIP with the reason given."""
+
+
 def run_cases(ns):
     """A host-only unit test's main(): every function case_NAME of the
     namespace NS (a module's globals()), by name, as check NAME: it
-    passes when it returns, fails with what it raised.  Exit code."""
+    passes when it returns, is skipped when it raises Skip(WHY), fails
+    with anything else it raised.  Exit code."""
     header()
     t = Tap(diag_on_pass=False)
     for name, f in sorted(ns.items()):
@@ -91,6 +97,8 @@ def run_cases(ns):
         try:
             f()
             t.check(name[5:], True)
+        except Skip as e:
+            t.check(name[5:], True, skip=str(e))
         except Exception as e:      # a crash of the code under test too
             t.check(name[5:], False, repr(e))
     t.plan()

@@ -79,7 +79,7 @@ router_stack() {
 # router_stack_stop CONNTRACK: forwarding off (CONNTRACK 1: and the
 # firewall and its table gone)
 router_stack_stop() {
-	echo 0 >/proc/sys/net/ipv4/ip_forward
+	echo 0 >/proc/sys/net/ipv4/ip_forward || return 1
 	if [ "$1" = 1 ]; then
 		nft flush ruleset
 		conntrack -F 2>/dev/null

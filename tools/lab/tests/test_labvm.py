@@ -365,7 +365,7 @@ def main():
               None not in refused and "has no LAB_CHECK" in refused[0] and
               "kernels is" in refused[1] and "unknown keys arg" in
               refused[2], refused)
-    args = router.parse_args(["--root-port", "B"])
+    args = router.options(root_port=["B"])
     r = router.Router.__new__(router.Router)     # its QEMU arguments only
     r.a = args
     devs = [r.port_args("dbb-igc", "B", "pb", 5, router.MAC_B)] + [

@@ -11,6 +11,7 @@ Router.load() and mode_setup() as the guest would run them.
 Host only: prints TAP.  Exit 0 when every case passed.
 """
 
+import contextlib
 import os
 import re
 import shutil
@@ -79,6 +80,49 @@ def case_one_step_row():
     assert r["markers_sent"] == rows.GEN_MARKERS
     assert r["model"]["A_rx_frames"] == 1008 and r["guest_drops"] == 0
     assert r["mmio_per_fwd"]["tx_tail"] == round(25 / 1008, 4)
+
+
+ROW_KEYS = {
+    "kernel", "config", "mode", "step", "target_pps", "offered", "sent",
+    "gen_pps", "gen_seconds", "forwarded", "fwd_pps", "lost", "loss_pct",
+    "sink_sent_from", "reordered", "dup", "lat_p50_us", "lat_p99_us",
+    "lat_max_us", "host_qemu_in_drops", "both_ways", "conntrack",
+    "gen_sent", "markers_sent", "sink_received", "sink_rx_frames",
+    "sink_markers", "sink_invalid", "sink_socket_drops", "global_reordered",
+    "flow_gaps_open", "ttl", "stray_frames_out_A", "cpu_busy_pct",
+    "cpu_busy_per_cpu", "insn", "model", "fwd_frames", "tdt_writes",
+    "tdt_noop_writes", "tdt_per_fwd", "tdt_noop_per_fwd", "rdt_per_rx",
+    "irqs_per_fwd", "insn_per_fwd", "mmio_per_fwd", "guest_drops",
+    "qdisc_B"}
+
+
+def case_row_fields():
+    """Every field report.py and the tests read is in a one-step row, and
+    those the run passes through keep their values: frames the guest
+    took in and did not send are its drops, conntrack and the qdisc's
+    counts are the run's, stray frames are counted ones."""
+    m = meas(truth(rx=1010), truth(tx=1008))
+    m["ct_count"], m["stray_frames"] = 2048, 3
+    m["m1"]["qdisc"] = {"sent": 5, "dropped": 0, "requeues": 1}
+    r = rows.step_rows(IDENT, [gen(0, 1000)], [sink(0, 1000)], m)[0]
+    assert set(r) == ROW_KEYS, set(r) ^ ROW_KEYS
+    assert r["guest_drops"] == 2 and r["conntrack"] == 2048
+    assert r["stray_frames_out_A"] == 3 and r["qdisc_B"]["requeues"] == 1
+    assert r["lat_max_us"] == 100.0 and r["lat_p50_us"] == 20.0
+    assert r["insn"] is None and r["insn_per_fwd"] is None
+
+
+def case_options_refuse_what_is_no_option():
+    """A keyword that names no router.py option, or a value where the
+    option takes none (and the reverse), is refused, not dropped."""
+    for bad in ({"irq_spread": False}, {"smpp": 2}, {"smp": True},
+                {"insn": 1}):
+        try:
+            router.options("6.1", out="/tmp/x", **bad)
+        except TypeError as e:
+            assert "router.options()" in str(e), e
+            continue
+        raise AssertionError("router.options(%r) accepted" % bad)
 
 
 def case_steps_share_the_run():
@@ -158,55 +202,103 @@ def case_options_are_the_command_line():
 
 class Shell:
     """Router's guest(): the script after guest/lib.sh and
-    guest/router.sh in a host shell (SH: its argv), in a network
-    namespace of its own when we are root (what it writes to
-    /proc/sys/net is not the host's), with ethtool, ip, modprobe, rmmod
-    faked on PATH (each logs its arguments) and the sysfs helpers
-    (ifof, waitif, carrier) answered."""
+    guest/router.sh in a host shell (SH: its argv) with ethtool, ip,
+    modprobe, rmmod and xdp-bench faked on PATH (each logs its arguments
+    one by one, "[a] [b]"), the sysfs helpers (ifof, waitif, carrier,
+    spread) answered, and interfaces no host has (dbbtA, dbbtB).  ISOLATE
+    (root only): in a network and mount namespace of their own with a
+    tmpfs on /tmp, so what the script writes to /proc/sys/net and /tmp is
+    not the host's."""
 
-    FAKE = "#!/bin/sh\necho \"$(basename \"$0\") $*\" >>\"$LOG\"\n%s\n"
-    EXTRA = {"ethtool": 'case "$1" in -l) printf "Current hardware '
-             'settings:\\nCombined:\\t4\\n";; -g) printf "Current '
-             'hardware settings:\\nRX:\\t1024\\nTX:\\t1024\\n";; '
-             '-i) echo "driver: igc_batch";; esac',
-             "modprobe": '[ "$1" != broken ] || exit 1'}
-    NETNS = ["unshare", "--net"] if os.geteuid() == 0 and \
-        shutil.which("unshare") else []
+    FAKE = "#!/bin/sh\necho \"$(basename \"$0\")$(printf ' [%%s]' \"$@\")\" " \
+        ">>\"$LOG\"\n%s\n"
+    EXTRA = {
+        "ethtool": 'case "$1" in -l) printf "Current hardware settings:'
+                   '\\nCombined:\\t4\\n";; -g) printf "Current hardware '
+                   'settings:\\nRX:\\t1024\\nTX:\\t1024\\n";; -i) echo '
+                   '"driver: igc_batch";; esac',
+        "modprobe": '[ "$1" != broken ] || exit 1',
+        # "ip -d link show IF" shows a program while a fake xdp-bench runs
+        "ip": '[ "$1 $2 $3" = "-d link show" ] && [ -e "/tmp/xdp-on-$4" ] '
+              '&& echo "    prog/xdp id 7"; true'}
+    # a program that, as xdp-bench, attaches until SIGINT (a shell script
+    # cannot: a background job starts with SIGINT ignored)
+    XDP_BENCH = """#!/usr/bin/python3
+import os, signal, sys, time
+with open(os.environ["LOG"], "a") as f:
+    f.write("xdp-bench" + "".join(" [%s]" % x for x in sys.argv[1:]) + "\\n")
+flag = "/tmp/xdp-on-" + sys.argv[-2]
+open(flag, "w").close()
+def stop(*_):
+    os.unlink(flag)
+    print("stopped")
+    sys.exit(0)
+signal.signal(signal.SIGINT, stop)
+time.sleep(60)
+"""
+    ISOLATE = None      # the namespace wrapper, once probed
 
     def __init__(self, sh):
         self.sh = sh
-        self.dir = tempfile.mkdtemp(prefix="dbb-test-rows.")
+        # not under /tmp: the isolated shell has a /tmp of its own
+        self.dir = tempfile.mkdtemp(prefix="dbb-test-rows.", dir="/var/tmp")
         self.log = os.path.join(self.dir, "log")
-        for tool in ("ethtool", "ip", "modprobe", "rmmod"):
+        tools = {t: self.FAKE % self.EXTRA.get(t, "")
+                 for t in ("ethtool", "ip", "modprobe", "rmmod")}
+        tools["xdp-bench"] = self.XDP_BENCH
+        for tool, text in tools.items():
             path = os.path.join(self.dir, tool)
             with open(path, "w") as f:
-                f.write(self.FAKE % self.EXTRA.get(tool, ""))
+                f.write(text)
             os.chmod(path, 0o755)
 
+    @classmethod
+    def isolate(cls):
+        """The wrapper into fresh network and mount namespaces with a
+        tmpfs /tmp, or [] where they cannot be had (not root, no
+        unshare)."""
+        if cls.ISOLATE is None:
+            w = ["unshare", "--net", "--mount", "--fork", "sh", "-c",
+                 'mount -t tmpfs tmpfs /tmp && exec "$@"', "sh"]
+            ok = os.geteuid() == 0 and shutil.which("unshare") and \
+                subprocess.run(w + ["true"], capture_output=True).returncode \
+                == 0
+            cls.ISOLATE = w if ok else []
+        return cls.ISOLATE
+
     def guest(self, script, timeout=120, check=True):
-        stub = ('ifof() { case "$1" in %s) echo eth0;; %s) echo eth1;; '
+        stub = ('ifof() { case "$1" in %s) echo dbbtA;; %s) echo dbbtB;; '
                 '*) return 1;; esac; }\nwaitif() { ifof "$1" >/dev/null; }\n'
-                'carrier() { true; }\n' % (router.MAC_A, router.MAC_B))
+                'carrier() { true; }\nspread() { echo "spread $1" >>"$LOG"; '
+                '}\n' % (router.MAC_A, router.MAC_B))
         lab = os.path.join(LAB, "guest")
         p = subprocess.run(
-            self.NETNS + self.sh + ["-c", ". %s/lib.sh; . %s/router.sh\n%s%s"
-                                    % (lab, lab, stub, script)],
-            capture_output=True, text=True,
+            self.isolate() + self.sh + [
+                "-c", ". %s/lib.sh; . %s/router.sh\n%s%s" % (
+                    lab, lab, stub, script)],
+            capture_output=True, text=True, timeout=timeout,
             env=dict(os.environ, LOG=self.log,
                      PATH=self.dir + ":" + os.environ["PATH"]))
+        if check and p.returncode:
+            raise RuntimeError("guest command failed (%d)" % p.returncode)
         return p.returncode, p.stdout + p.stderr
 
     def calls(self):
+        """The fakes' calls since the last calls(), in order."""
         try:
             with open(self.log) as f:
                 return f.read().splitlines()
+        except FileNotFoundError:
+            return []
         finally:
-            os.unlink(self.log)
+            if os.path.exists(self.log):
+                os.unlink(self.log)
 
     def close(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+@contextlib.contextmanager
 def fake_router(sh, **opts):
     """A Router that was never booted, its guest the host shell SH."""
     r = router.Router.__new__(router.Router)
@@ -216,70 +308,134 @@ def fake_router(sh, **opts):
     r.guest = r.shell.guest
     r.xdp_running = False
     r.ct_warm = None
-    return r
+    try:
+        yield r
+    finally:
+        r.shell.close()
 
 
 def shells():
     """The router guest's sh (bash: Router boots with bash as /bin/sh)
-    and a POSIX one (the host's dash).  Not busybox's: its applets win
-    over the fakes on PATH."""
-    return [x for x in (["bash"], ["sh"]) if shutil.which(x[0])]
+    and the host's POSIX sh.  Not busybox's: its applets win over the
+    fakes on PATH."""
+    out = [["bash"]] if shutil.which("bash") else []
+    sh = shutil.which("sh")
+    if sh and os.path.basename(os.path.realpath(sh)) not in ("busybox",
+                                                             "bash"):
+        out.append(["sh"])
+    return out
+
+
+def W(*words):
+    """A fake's log line: its name and each argument in brackets."""
+    return words[0] + "".join(" [%s]" % w for w in words[1:])
 
 
 def case_router_sh_loads_a_driver():
-    """load(): every port driver unloaded, the module loaded with its
-    parameters, queues, rings and private flags on both ports, the links
-    up; what the guest printed parsed (interfaces, channels, rings)."""
+    """load(): every port driver unloaded before the module is loaded
+    with its parameters as words, queues, rings and private flags on
+    both ports, both links up; what the guest printed parsed
+    (interfaces, channels, rings)."""
     for sh in shells():
-        r = fake_router(sh, queues=4, rings=1024)
-        cfg = router.Config("igc_batch", "tx_db_batched=1 foo=2",
-                            "tx-db-skip-empty=on,other=off")
-        r.load(cfg)
-        calls = r.shell.calls()
-        assert (r.ifa, r.ifb, r.queues_now) == ("eth0", "eth1", 4), sh
-        assert r.rings_now == {"RX": "1024", "TX": "1024"}, sh
-        assert "modprobe igc_batch tx_db_batched=1 foo=2" in calls, calls
-        assert "ethtool -L eth0 combined 4" in calls, calls
-        assert "ethtool -G eth1 rx 1024 tx 1024" in calls, calls
-        assert ("ethtool --set-priv-flags eth1 tx-db-skip-empty on other "
-                "off") in calls, calls
-        assert "ip link set eth0 up" in calls, calls
-        r.shell.close()
+        with fake_router(sh, queues=4, rings=1024) as r:
+            cfg = router.Config("igc_batch", "tx_db_batched=1 foo=2",
+                                "tx-db-skip-empty=on,other=off")
+            r.load(cfg)
+            calls = r.shell.calls()
+            assert (r.ifa, r.ifb, r.queues_now) == ("dbbtA", "dbbtB", 4)
+            assert r.rings_now == {"RX": "1024", "TX": "1024"}, sh
+            load = W("modprobe", "igc_batch", "tx_db_batched=1", "foo=2")
+            assert load in calls, calls
+            # nothing is loaded on the host's /sys/module: no rmmod, and
+            # the module loads before any ethtool
+            assert calls.index(load) < min(
+                i for i, c in enumerate(calls) if c.startswith("ethtool"))
+            for port in ("dbbtA", "dbbtB"):
+                for c in (W("ethtool", "-L", port, "combined", "4"),
+                          W("ethtool", "-G", port, "rx", "1024", "tx",
+                            "1024"),
+                          W("ethtool", "--set-priv-flags", port,
+                            "tx-db-skip-empty", "on", "other", "off"),
+                          W("ip", "link", "set", port, "up")):
+                    assert c in calls, (c, calls)
 
 
 def case_router_sh_reports_a_failed_load():
     """A module that does not load stops the load with status 3 and the
     driver's name in the error, before any ethtool."""
     for sh in shells():
-        r = fake_router(sh)
-        try:
-            r.load(router.Config("broken"))
-            raise AssertionError("loaded a module modprobe refused")
-        except RuntimeError as e:
-            assert re.search(r"loading broken failed \(3\)", str(e)), e
-        assert not any(c.startswith("ethtool") for c in r.shell.calls())
-        r.shell.close()
+        with fake_router(sh) as r:
+            try:
+                r.load(router.Config("broken"))
+                raise AssertionError("loaded a module modprobe refused")
+            except RuntimeError as e:
+                assert re.search(r"loading broken failed \(3\)", str(e)), e
+            assert not any(c.startswith("ethtool")
+                           for c in r.shell.calls())
 
 
 def case_router_sh_stack_mode():
-    """mode_setup("stack"): addresses, the next hops, forwarding on, the
-    same RSS on port A; teardown turns forwarding off.  In a network
-    namespace of its own: needs root."""
-    if not Shell.NETNS:
-        print("# skipped: not root (the stack mode writes /proc/sys/net)")
-        return
+    """mode_setup("stack"): both ports' addresses, both generators' next
+    hops, forwarding on, the same RSS on port A, the vectors spread;
+    teardown turns forwarding off.  Needs the namespaces (root)."""
+    if not Shell.isolate():
+        raise tap.Skip("not root: the stack mode writes /proc/sys/net")
     for sh in shells():
-        r = fake_router(sh, rss="same", settle=0, no_irq_spread=True)
-        r.ifa, r.ifb = "eth0", "eth1"
-        r.mode_setup("stack")
-        calls = r.shell.calls()
-        assert "ip addr add %s dev eth0" % router.ADDR_A in calls, calls
-        assert ("ip neigh replace %s lladdr %s dev eth1 nud permanent" % (
-            router.SINK_IP, router.NEXT_HOP_MAC)) in calls, calls
-        assert "ip route get %s" % router.SINK_IP in calls, calls
-        assert "ethtool -N eth0 rx-flow-hash udp4 sdfn" in calls, calls
-        r.mode_teardown("stack")
-        r.shell.close()
+        with fake_router(sh, rss="same", settle=0) as r:
+            r.ifa, r.ifb = "dbbtA", "dbbtB"
+            r.mode_setup("stack")
+            calls = r.shell.calls()
+            for c in (W("ip", "addr", "add", router.ADDR_A, "dev", "dbbtA"),
+                      W("ip", "addr", "add", router.ADDR_B, "dev", "dbbtB"),
+                      W("ip", "neigh", "replace", router.SINK_IP, "lladdr",
+                        router.NEXT_HOP_MAC, "dev", "dbbtB", "nud",
+                        "permanent"),
+                      W("ip", "neigh", "replace", router.REV_DST_IP,
+                        "lladdr", router.NEXT_HOP_MAC, "dev", "dbbtA", "nud",
+                        "permanent"),
+                      W("ip", "route", "get", router.SINK_IP),
+                      W("ethtool", "-N", "dbbtA", "rx-flow-hash", "udp4",
+                        "sdfn"),
+                      W("ethtool", "-N", "dbbtA", "rx-flow-hash", "udp6",
+                        "sdfn"),
+                      "spread dbbtA", "spread dbbtB"):
+                assert c in calls, (c, calls)
+            rc, out = r.guest("router_stack %s\ncat "
+                              "/proc/sys/net/ipv4/ip_forward\n"
+                              "router_stack_stop 0\ncat "
+                              "/proc/sys/net/ipv4/ip_forward\n" % " ".join(
+                                  ("dbbtA", "dbbtB", router.ADDR_A,
+                                   router.ADDR_B, router.SINK_IP,
+                                   router.REV_DST_IP, router.NEXT_HOP_MAC)))
+            got = [x for x in out.splitlines() if x in ("0", "1")]
+            assert rc == 0 and got == ["1", "0"], (rc, out)
+
+
+def case_router_sh_xdp_mode():
+    """mode_setup("xdp") both ways: an xdp-bench redirect each way,
+    waited for until attached, forwarding off; teardown stops both and
+    finds no program left.  Needs the namespaces (root)."""
+    if not Shell.isolate():
+        raise tap.Skip("not root: the XDP mode writes /tmp and /proc")
+    for sh in shells():
+        with fake_router(sh, both_ways=True, settle=0,
+                         no_irq_spread=True) as r:
+            r.ifa, r.ifb = "dbbtA", "dbbtB"
+            # one shell for setup and teardown: the fakes' /tmp is its own
+            script = ("router_xdp dbbtA dbbtB 30 both || exit $?\n"
+                      "ls /tmp\nrouter_xdp_stop dbbtA dbbtB || exit $?\n"
+                      "ls /tmp\n")
+            rc, out = r.guest(script, check=False)
+            calls = r.shell.calls()
+            assert rc == 0, out
+            assert W("xdp-bench", "redirect", "-m", "native", "-i", "30",
+                     "dbbtA", "dbbtB") in calls, calls
+            assert W("xdp-bench", "redirect", "-m", "native", "-i", "30",
+                     "dbbtB", "dbbtA") in calls, calls
+            assert out.count("prog/xdp id 7") == 2, out
+            assert out.count("stopped") == 2, out
+            assert "xdp-on-dbbtA" in out and \
+                "xdp-on-dbbtA" not in out.split("stopped")[-1], out
 
 
 if __name__ == "__main__":

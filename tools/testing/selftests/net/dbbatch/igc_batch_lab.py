@@ -470,7 +470,7 @@ def latency(t, r, cfg, threaded):
             "0.9)" % (name, LAT_RATE),
             per_pass and all(x >= 0.9 for x in per_pass),
             "TX tail writes per pass %s; per packet %s"
-            % (per_pass, [x["tdt_per_fwd"] for x in rows["on"]]))
+            % (per_pass, [x["tdt_per_fwd"] for x in lat_rows["on"]]))
     r.mode_teardown("stack")
 
 
