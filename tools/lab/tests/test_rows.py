@@ -246,6 +246,9 @@ time.sleep(60)
         tools = {t: self.FAKE % self.EXTRA.get(t, "")
                  for t in ("ethtool", "ip", "modprobe", "rmmod")}
         tools["xdp-bench"] = self.XDP_BENCH
+        # the guest's files beside them: the tree may be under /tmp
+        for name in ("lib.sh", "router.sh"):
+            shutil.copy(os.path.join(LAB, "guest", name), self.dir)
         for tool, text in tools.items():
             path = os.path.join(self.dir, tool)
             with open(path, "w") as f:
@@ -271,11 +274,10 @@ time.sleep(60)
                 '*) return 1;; esac; }\nwaitif() { ifof "$1" >/dev/null; }\n'
                 'carrier() { true; }\nspread() { echo "spread $1" >>"$LOG"; '
                 '}\n' % (router.MAC_A, router.MAC_B))
-        lab = os.path.join(LAB, "guest")
         p = subprocess.run(
             self.isolate() + self.sh + [
                 "-c", ". %s/lib.sh; . %s/router.sh\n%s%s" % (
-                    lab, lab, stub, script)],
+                    self.dir, self.dir, stub, script)],
             capture_output=True, text=True, timeout=timeout,
             env=dict(os.environ, LOG=self.log,
                      PATH=self.dir + ":" + os.environ["PATH"]))
