@@ -40,6 +40,12 @@ PCIe root port (ROOT_PORT_SLOT: 6 for A, 7 for B; the port itself then
 on the root port's bus): hot-pluggable (QMP device_del) and reachable by
 AER (HMP pcie_aer_inject_error nicA|nicB, Router.hmp()).
 
+As a library: router.options(kernel, configs, **opts) gives these
+options by name and Router(options, configs, modules) the guest (or
+labenv.LabEnv, the same as a context manager); the rows are rows.py's,
+the host's generators and sinks traffic.py's, the guest's provisioning
+guest/router.sh's.
+
 Python 3 stdlib.  Needs root only for --rmem (raising
 net.core.rmem_default while QEMU creates its sockets).
 """
