@@ -348,8 +348,8 @@ def case_router_sh_loads_a_driver():
             assert r.rings_now == {"RX": "1024", "TX": "1024"}, sh
             load = W("modprobe", "igc_batch", "tx_db_batched=1", "foo=2")
             assert load in calls, calls
-            # nothing is loaded on the host's /sys/module: no rmmod, and
-            # the module loads before any ethtool
+            # the module loads before any ethtool (rmmod, faked, runs only
+            # for what the host's /sys/module shows loaded)
             assert calls.index(load) < min(
                 i for i, c in enumerate(calls) if c.startswith("ethtool"))
             for port in ("dbbtA", "dbbtB"):
