@@ -648,12 +648,8 @@ echo "@@B"; ethtool -S %s
                     on_line(obj)
             # the first one's stdout is read above: only its stderr is left
             outs = [g.communicate() for g in gens]
-            rgen_lines = []
-            for line in (outs[1][0].splitlines() if a.both_ways else []):
-                try:
-                    rgen_lines.append(json.loads(line))
-                except ValueError:
-                    pass
+            rgen_lines = traffic.json_objects(
+                outs[1][0].splitlines() if a.both_ways else [])
             gen_secs = time.time() - t0
             cpu1 = self.proc_stat()
             self.drain()

@@ -97,19 +97,19 @@ def stop_sink(sink, path):
     except subprocess.TimeoutExpired:
         sink.kill()
         sink.wait()
-    return read_json_lines(path)
-
-
-def read_json_lines(path):
-    """The JSON objects of the lines of PATH (others skipped)."""
-    lines = []
     with open(path) as f:
-        for line in f:
-            try:
-                lines.append(json.loads(line))
-            except ValueError:
-                pass
-    return lines
+        return json_objects(f)
+
+
+def json_objects(lines):
+    """The JSON objects among LINES (a tool's output; others skipped)."""
+    out = []
+    for line in lines:
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
 
 
 def gen_argv(binary, port, dst_mac, flows, size, src_ip=None, dst_ip=None):
