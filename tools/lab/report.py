@@ -604,8 +604,10 @@ def summarize(runs, fixed):
             "octeon_ep " + c["config"].split()[-1]
         b = out.get((c["kernel"], base, c["mode"]))
         c["baseline"] = base
+        # none for a configuration that only ran at the fixed rates
         c["sat_ratio"] = (c["sat_pps"] / b["sat_pps"]
-                          if b and b["sat_pps"] >= 1000 else None)
+                          if c["ramp"] and b and b["sat_pps"] >= 1000
+                          else None)
         c["max_ratio"] = (c["max_pps"] / b["max_pps"]
                           if b and b["sat_pps"] >= 1000 and b["max_pps"] and
                           c["max_pps"] is not None else None)

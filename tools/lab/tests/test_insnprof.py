@@ -226,5 +226,25 @@ def case_doorbell_bar_needs_a_saturated_guest():
     assert [ok for _, ok in doorbell_verdicts(old)] == [False]
 
 
+def case_no_rate_ratio_without_a_ramp():
+    # a configuration that ran only at the fixed rates (igc_batch off 1q):
+    # its saturation is unknown, not 0.00x upstream's
+    rates = {"name": "igc-1q-rates", "kernel": "6.1", "args": [],
+             "meta": {}, "rows": [ramp_row("igc 1q", 20000, 20000, 1.0,
+                                           40.0, 0)]}
+    insn = {"name": "igc-1q-insn", "kernel": "6.1",
+            "args": ["--steps", "10k,20k"], "meta": {},
+            "rows": [insn_row("igc 1q", "stack", 20000, 4300, 0.1),
+                     insn_row("igc_batch off 1q", "stack", 20000, 4500,
+                              0.2)]}
+    confs = report.summarize([rates, insn], 20000)
+    c = next(x for x in confs if x["config"] == "igc_batch off 1q")
+    assert not c["ramp"] and c["sat_ratio"] is None, c["sat_ratio"]
+    assert c["max_ratio"] is None, c["max_ratio"]
+    _, rows = report.main_table(confs, 20000)
+    row = next(r for r in rows if r[1] == "igc_batch off 1q")
+    assert row[4] == "–" and row[5] == "–", row[:6]
+
+
 if __name__ == "__main__":
     sys.exit(tap.run_cases(globals()))
