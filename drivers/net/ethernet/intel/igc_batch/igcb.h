@@ -481,9 +481,7 @@ void igcb_irq_free(struct igcb_adapter *a);
 void igcb_irq_configure(struct igcb_adapter *a);
 void igcb_irq_enable(struct igcb_adapter *a);
 void igcb_irq_disable(struct igcb_adapter *a);
-void igcb_irq_rearm(struct igcb_q_vector *qv);
 void igcb_irq_kick(struct igcb_adapter *a);
-void igcb_itr_update(struct igcb_q_vector *qv);
 void igcb_itr_apply_all(struct igcb_adapter *a);
 int igcb_irq_selftest(struct igcb_adapter *a);
 

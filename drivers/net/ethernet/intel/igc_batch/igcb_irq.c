@@ -42,7 +42,7 @@ static void igcb_itr_write(struct igcb_q_vector *qv)
  * fixed 4k.  The receive pass, hence the doorbell batch, grows with the
  * interval.
  */
-void igcb_itr_update(struct igcb_q_vector *qv)
+static void igcb_itr_update(struct igcb_q_vector *qv)
 {
 	struct igcb_adapter *a = qv->adapter;
 	unsigned int usecs, wire;
@@ -83,6 +83,22 @@ void igcb_itr_apply_all(struct igcb_adapter *a)
 		if (qv->eitr && !test_bit(IGCB_DOWN, &a->state))
 			igcb_itr_write(qv);
 	}
+}
+
+/* After napi_complete_done(): let the vector fire again.  Static, like
+ * igcb_itr_update(): the poll is their only caller, and inlined into it
+ * they cost no call per interrupt.
+ */
+static void igcb_irq_rearm(struct igcb_q_vector *qv)
+{
+	struct igcb_adapter *a = qv->adapter;
+
+	if (test_bit(IGCB_DOWN, &a->state))
+		return;
+	if (a->irq_mode == IGCB_IRQ_MSIX)
+		igcb_wr32(&a->hw, IGCB_EIMS, qv->eims);
+	else
+		igcb_irq_enable(a);
 }
 
 static int igcb_poll(struct napi_struct *napi, int budget,
@@ -439,19 +455,6 @@ void igcb_irq_disable(struct igcb_adapter *a)
 		return;
 	for (i = 0; i < a->num_irqs; i++)
 		synchronize_irq(pci_irq_vector(a->pdev, i));
-}
-
-/* After napi_complete_done(): let the vector fire again. */
-void igcb_irq_rearm(struct igcb_q_vector *qv)
-{
-	struct igcb_adapter *a = qv->adapter;
-
-	if (test_bit(IGCB_DOWN, &a->state))
-		return;
-	if (a->irq_mode == IGCB_IRQ_MSIX)
-		igcb_wr32(&a->hw, IGCB_EIMS, qv->eims);
-	else
-		igcb_irq_enable(a);
 }
 
 /* A software interrupt on every queue vector, so their rings get looked at. */

@@ -398,22 +398,28 @@ static void igcb_tx_count_restart(struct igcb_tx_ring *ring)
 	u64_stats_update_end(&ring->db_sync);
 }
 
-/* Stop the queue when fewer than @need slots are free.  The barrier pairs
- * with the one in igcb_tx_clean(): either the cleaner sees the stopped
+/* Fewer than @need slots were free: stop the queue.  The barrier pairs
+ * with the one in igcb_tx_reclaim(): either the cleaner sees the stopped
  * queue, or we see the room it made.
  */
-static int igcb_tx_maybe_stop(struct igcb_tx_ring *ring, unsigned int need)
+static noinline int igcb_tx_stop(struct igcb_tx_ring *ring, unsigned int need)
 {
-	if (likely(igcb_tx_unused(ring) >= need))
-		return 0;
 	netif_tx_stop_queue(ring->dbq.txq);
-	/* Stopped before we look again: pairs with igcb_tx_clean(). */
+	/* Stopped before we look again: pairs with igcb_tx_reclaim(). */
 	smp_mb();
 	if (likely(igcb_tx_unused(ring) < need))
 		return -EBUSY;
 	netif_tx_start_queue(ring->dbq.txq);
 	igcb_tx_count_restart(ring);
 	return 0;
+}
+
+/* Twice a packet: a test small enough to inline, the stop out of line. */
+static int igcb_tx_maybe_stop(struct igcb_tx_ring *ring, unsigned int need)
+{
+	if (likely(igcb_tx_unused(ring) >= need))
+		return 0;
+	return igcb_tx_stop(ring, need);
 }
 
 /* Wake a queue igcb_tx_maybe_stop() stopped once it has room, with the
@@ -565,30 +571,21 @@ static union igcb_tx_desc *igcb_tx_done(const struct igcb_tx_ring *ring,
 	return eop;
 }
 
-/**
- * igcb_tx_clean - reclaim completed packets
- * @ring: the ring, from its queue vector's NAPI poll
- * @napi_budget: the poll's budget (0 from netpoll)
- *
+/* Reclaim the completed packets from next_to_clean on, the first ending at
+ * @eop.  Out of line: the kernel zeroes its frame bulk (INIT_STACK_ALL_ZERO)
+ * and guards its stack on every entry, which a poll that finds nothing
+ * completed (a receiving port's, one per interrupt) need not pay for.
  * Return: true if everything completed was reclaimed within the budget.
  */
-bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
+static noinline bool igcb_tx_reclaim(struct igcb_tx_ring *ring,
+				     union igcb_tx_desc *eop, int napi_budget)
 {
-	struct igcb_adapter *a = ring->adapter;
 	unsigned int budget = IGCB_TX_CLEAN_BUDGET;
 	unsigned int pkts = 0, bytes = 0;
 	u16 i = ring->next_to_clean;
 	struct xdp_frame_bulk bq;
-	union igcb_tx_desc *eop;
 	struct igcb_q_vector *qv;
 
-	if (unlikely(test_bit(IGCB_DOWN, &a->state)))
-		return true;
-
-	/* Nothing completed (a receiving port's pass): no bulk, no RCU. */
-	eop = igcb_tx_done(ring, i);
-	if (!eop)
-		goto wake;
 	xdp_frame_bulk_init(&bq);
 	/* The bulk looks the frames' memory model up under RCU. */
 	rcu_read_lock();
@@ -619,26 +616,45 @@ bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
 	WRITE_ONCE(ring->next_to_clean, i);
 	netdev_tx_completed_queue(ring->dbq.txq, pkts, bytes);
 
-	if (pkts) {
-		u64_stats_update_begin(&ring->clean_sync);
-		ring->cs.packets += pkts;
-		ring->cs.bytes += bytes;
-		u64_stats_update_end(&ring->clean_sync);
-		qv = container_of(ring, struct igcb_q_vector, tx);
-		qv->itr_pkts += pkts;
-		qv->itr_bytes += bytes;
-		/* next_to_clean before the stopped test: pairs with
-		 * igcb_tx_maybe_stop() (BQL's barrier above is not always
-		 * built in).
-		 */
-		smp_mb();
-	}
-wake:
+	u64_stats_update_begin(&ring->clean_sync);
+	ring->cs.packets += pkts;
+	ring->cs.bytes += bytes;
+	u64_stats_update_end(&ring->clean_sync);
+	qv = container_of(ring, struct igcb_q_vector, tx);
+	qv->itr_pkts += pkts;
+	qv->itr_bytes += bytes;
+	/* next_to_clean before the stopped test: pairs with
+	 * igcb_tx_maybe_stop() (BQL's barrier above is not always built in).
+	 */
+	smp_mb();
+	return budget != 0;
+}
+
+/**
+ * igcb_tx_clean - reclaim completed packets
+ * @ring: the ring, from its queue vector's NAPI poll
+ * @napi_budget: the poll's budget (0 from netpoll)
+ *
+ * Return: true if everything completed was reclaimed within the budget.
+ */
+bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget)
+{
+	union igcb_tx_desc *eop;
+	bool done = true;
+
+	if (unlikely(test_bit(IGCB_DOWN, &ring->adapter->state)))
+		return true;
+
+	/* Nothing completed (a receiving port's pass): no bulk, no RCU. */
+	eop = igcb_tx_done(ring, ring->next_to_clean);
+	if (eop)
+		done = igcb_tx_reclaim(ring, eop, napi_budget);
+
 	/* Also with nothing new: a wake netpoll could not make is ours. */
 	if (unlikely(netif_tx_queue_stopped(ring->dbq.txq)) &&
 	    igcb_tx_unused(ring) >= IGCB_TX_WAKE)
 		igcb_tx_wake(ring, !napi_budget);
-	return budget != 0;
+	return done;
 }
 
 /* Headers a context descriptor cannot describe go without offloads. */
