@@ -716,6 +716,81 @@ static void test_napi_pass_on_demand(void)
 	CHECK(d.batches == 4);
 }
 
+static unsigned int more_evals;
+
+/* The "another frame behind this one" a driver reads, counted. */
+static bool fake_more(bool more)
+{
+	more_evals++;
+	return more;
+}
+
+/* dbbatch_pass_deliver_more(): a batch only for a pass of two frames. */
+static void test_napi_pass_deliver_more(void)
+{
+	struct napi_struct napi = {};
+	struct dbbatch_stats d;
+	struct dbbatch b;
+	unsigned int w;
+
+	INIT_LIST_HEAD(&napi.rx_list);
+	local_bh_disable();
+	/* one frame: no batch, its transmit rings at once */
+	w = fq[4].tail_writes;
+	dbbatch_pass_begin(&b, &napi, 64);
+	dbbatch_pass_deliver_more(&b, fake_more(false));
+	CHECK(!b.depth);
+	fake_xmit(&fq[4], 1);
+	CHECK(fq[4].tail_writes == w + 1);
+	dbbatch_pass_end(&b, &napi, 1, 64);
+	CHECK(fq[4].tail_writes == w + 1);
+	stats_delta(&d);
+	CHECK(d.batches == 0);
+	/* another frame behind the first: one batch, one tail write, and
+	 * @more is not looked at once the batch is open
+	 */
+	more_evals = 0;
+	dbbatch_pass_begin(&b, &napi, 64);
+	dbbatch_pass_deliver_more(&b, fake_more(true));
+	CHECK(b.depth);
+	fake_xmit(&fq[4], 1);
+	dbbatch_pass_deliver_more(&b, fake_more(false));
+	fake_xmit(&fq[4], 2);
+	CHECK(fq[4].tail_writes == w + 1);
+	dbbatch_pass_end(&b, &napi, 2, 64);
+	CHECK(fq[4].tail_writes == w + 2);
+	CHECK(more_evals == 1);
+	stats_delta(&d);
+	CHECK(d.batches == 1);
+	/* a frame that came after the one believed last opens the batch */
+	dbbatch_pass_begin(&b, &napi, 64);
+	dbbatch_pass_deliver_more(&b, fake_more(false));
+	CHECK(!b.depth);
+	fake_xmit(&fq[4], 1);
+	dbbatch_pass_deliver_more(&b, fake_more(false));
+	CHECK(b.depth);
+	fake_xmit(&fq[4], 2);
+	fake_xmit(&fq[4], 3);
+	CHECK(fq[4].tail_writes == w + 3);
+	dbbatch_pass_end(&b, &napi, 3, 64);
+	CHECK(fq[4].tail_writes == w + 4);
+	/* GRO holding frames of an earlier pass still opens at the begin */
+	napi.gro_bitmask = 1;
+	dbbatch_pass_begin(&b, &napi, 64);
+	CHECK(b.depth);
+	dbbatch_pass_end(&b, &napi, 0, 64);
+	napi.gro_bitmask = 0;
+	/* netpoll's zero budget never opens */
+	dbbatch_pass_begin(&b, &napi, 0);
+	dbbatch_pass_deliver_more(&b, fake_more(true));
+	CHECK(!b.depth);
+	dbbatch_pass_end(&b, &napi, 0, 0);
+	local_bh_enable();
+	stats_delta(&d);
+	CHECK(d.batches == 3);	/* since the test began */
+	CHECK(d.refused_opens == 0 && d.left_open == 0);
+}
+
 /*
  * A batch on another CPU: a kthread bound there opens a batch, transmits
  * one packet to @q, says so, and keeps the batch open until told to close
@@ -969,6 +1044,7 @@ static const struct {
 	  test_depth_limit_pops_orphans_first },
 	{ "napi_poll_wrapper", test_napi_poll_wrapper },
 	{ "napi_pass_on_demand", test_napi_pass_on_demand },
+	{ "napi_pass_deliver_more", test_napi_pass_deliver_more },
 	{ "quiesce", test_quiesce },
 	{ "quiesce_many", test_quiesce_many },
 	{ "cross_cpu_each_holder_rings", test_cross_cpu_each_holder_rings },

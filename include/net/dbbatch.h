@@ -3,7 +3,8 @@
  * dbbatch: NAPI-batched transmit doorbells.
  *
  * A receive NAPI poll opens a batch on its CPU for the whole of its pass,
- * or from the first packet it hands the stack (dbbatch_pass_begin()).
+ * or from the first packet it hands the stack (dbbatch_pass_begin()), or
+ * from the first with another behind it (dbbatch_pass_deliver_more()).
  * Packets the pass forwards reach transmit queues that, while the batch is
  * open and their ring is at most 1/8 full, hold their tail write (the
  * doorbell) and report it to BQL as xmit_more.  When the pass ends each
@@ -67,13 +68,16 @@ struct dbbatch_frame {
  * @depth: 1 + the index of its frame on this CPU; 0 if not open (refused,
  *	or a pass that has not delivered yet)
  * @cpu: the CPU it was opened on, for dbbatch_close()'s check
- * @open_on_deliver: dbbatch_pass_begin() left the open to the pass's first
- *	dbbatch_pass_deliver()
+ * @open_on_deliver: dbbatch_pass_begin() left the open to a hand-over of
+ *	the pass (dbbatch_pass_deliver() or dbbatch_pass_deliver_more())
+ * @delivered: a hand-over of this pass went without opening, believed the
+ *	last (dbbatch_pass_deliver_more())
  */
 struct dbbatch {
 	unsigned int depth;
 	unsigned int cpu;
 	bool open_on_deliver;
+	bool delivered;
 };
 
 /* Per-CPU event counters; see Documentation/networking/dbbatch.rst. */
@@ -170,6 +174,38 @@ static __always_inline void dbbatch_pass_deliver(struct dbbatch *b)
 	}
 }
 
+static __always_inline void
+__dbbatch_pass_deliver_more(struct dbbatch *b, bool more)
+{
+	if (!dbb_open_at_delivery(more, b->delivered)) {
+		b->delivered = true;
+		return;
+	}
+	b->open_on_deliver = false;
+	dbbatch_open(b);
+}
+
+/**
+ * dbbatch_pass_deliver_more - dbbatch_pass_deliver() for a pass that can
+ *	tell whether another frame is ready behind this one
+ * @b: the handle from dbbatch_pass_begin()
+ * @more: an expression, evaluated only while the batch is not open yet:
+ *	true if the pass has another frame ready to hand over after this one
+ *
+ * The batch opens only when the pass hands over more than one frame: a
+ * pass of a single frame (most of them at low rates) rings its transmit at
+ * once, the one doorbell its batch would have rung, and saves the batch's
+ * open, hold decision and flush.  A hand-over that finds the pass already
+ * delivered a frame without opening opens whatever @more says.
+ */
+#define dbbatch_pass_deliver_more(b, more)				\
+	do {								\
+		struct dbbatch *__b = (b);				\
+									\
+		if (unlikely(__b->open_on_deliver))			\
+			__dbbatch_pass_deliver_more(__b, (more));	\
+	} while (0)
+
 /**
  * dbbatch_pass_begin - start a receive pass that opens its batch on demand
  * @b: the handle, on the poll's stack
@@ -180,7 +216,8 @@ static __always_inline void dbbatch_pass_deliver(struct dbbatch *b)
  * transmitted buffers, or whose frames all go to XDP_REDIRECT, XDP_TX or
  * XDP_DROP, forwards nothing through the stack, and a batch would only
  * cost its open and close.  The batch opens at the pass's first
- * dbbatch_pass_deliver(), or here already when GRO or the rx_list holds
+ * dbbatch_pass_deliver() (or at the first dbbatch_pass_deliver_more() with
+ * another frame behind it), or here already when GRO or the rx_list holds
  * packets of an earlier pass (this one may hand them over).  End the pass
  * with dbbatch_pass_end() on every path.
  */
@@ -189,6 +226,7 @@ static inline void dbbatch_pass_begin(struct dbbatch *b,
 {
 	b->depth = 0;
 	b->open_on_deliver = budget != 0;
+	b->delivered = false;
 	if (napi->gro_bitmask || napi->rx_count)
 		dbbatch_pass_deliver(b);
 }
@@ -249,8 +287,9 @@ static __always_inline int dbbatch_napi_poll(struct napi_struct *napi,
  *	batch on demand
  * @napi: the NAPI instance
  * @budget: its budget
- * @poll: the driver's poll; it calls dbbatch_pass_deliver() on the handle
- *	it is given before each hand-over to the stack
+ * @poll: the driver's poll; it calls dbbatch_pass_deliver() or
+ *	dbbatch_pass_deliver_more() on the handle it is given before each
+ *	hand-over to the stack
  *
  * dbbatch_pass_begin(), @poll, dbbatch_pass_end(): the body of a poll
  * function registered with netif_napi_add().

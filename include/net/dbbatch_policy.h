@@ -62,6 +62,19 @@ static inline enum dbb_verdict dbb_decide(bool already_held,
 }
 
 /*
+ * Open on demand: a receive pass opens its batch at a hand-over to the
+ * stack only when another frame is ready behind this one (@more), or when
+ * an earlier hand-over of the same pass went without a batch (@delivered:
+ * a frame arrived while the pass ran).  A pass that hands over one frame
+ * opens none: its transmit rings at once, the one doorbell the batch's
+ * end would have rung, without the batch's open, hold and flush.
+ */
+static inline bool dbb_open_at_delivery(bool more, bool delivered)
+{
+	return more || delivered;
+}
+
+/*
  * Skip-empty: a tail write publishes the descriptors between the last
  * value written and @tail.  Writing the same value again publishes nothing
  * and costs the device a doorbell all the same.

@@ -83,6 +83,61 @@ static void sim_batch_of_16(void)
 	EXPECT(!s.violations);
 }
 
+/*
+ * A pass of @n frames to queue 0, each handed over and transmitted at
+ * once (the stack deferring nothing: the case least kind to opening late),
+ * the batch opened by dbb_open_at_delivery() as the driver sees @ready
+ * frames behind each.  Returns the tail writes; *@opens the batches.
+ */
+static unsigned long pass_on_demand(unsigned int n, unsigned int late,
+				    unsigned int *opens)
+{
+	static struct sim s;
+	bool delivered = false;
+	unsigned int i;
+
+	sim_init(&s, sizes256);
+	*opens = 0;
+	for (i = 0; i < n; i++) {
+		/* frames after @late arrive while the pass runs */
+		bool more = i + 1 < n && i + 1 != late;
+
+		if (!s.open) {
+			if (dbb_open_at_delivery(more, delivered)) {
+				sim_open(&s);
+				(*opens)++;
+			} else {
+				delivered = true;
+			}
+		}
+		EXPECT(sim_xmit(&s, 0));
+	}
+	sim_close(&s);
+	s.open = false;
+	EXPECT(!s.violations && !s.q[0].empty_writes);
+	return s.q[0].tail_writes;
+}
+
+static void open_at_delivery(void)
+{
+	unsigned int n, opens;
+
+	EXPECT(!dbb_open_at_delivery(false, false));
+	EXPECT(dbb_open_at_delivery(true, false));
+	EXPECT(dbb_open_at_delivery(false, true));
+	EXPECT(dbb_open_at_delivery(true, true));
+	/* one frame: no batch, the one tail write a batch would have made */
+	EXPECT(pass_on_demand(1, 0, &opens) == 1 && opens == 0);
+	/* more: one batch opened at the first frame, one tail write */
+	for (n = 2; n <= 32; n++)
+		EXPECT(pass_on_demand(n, 0, &opens) == 1 && opens == 1);
+	/* the second frame arrived after the first was handed over as the
+	 * last: it rang alone, the rest are one batch
+	 */
+	for (n = 2; n <= 32; n++)
+		EXPECT(pass_on_demand(n, 1, &opens) == 2 && opens == 1);
+}
+
 static void sim_nine_queues(void)
 {
 	static struct sim s;
@@ -160,6 +215,7 @@ int main(void)
 	tap_run("decide_order", decide_order);
 	tap_run("skip_empty", skip_empty);
 	tap_run("rings_saved", rings_saved);
+	tap_run("open_at_delivery", open_at_delivery);
 	tap_run("sim_batch_of_16", sim_batch_of_16);
 	tap_run("sim_nine_queues", sim_nine_queues);
 	tap_run("sim_busy_ring", sim_busy_ring);

@@ -424,14 +424,18 @@ static inline unsigned int igcb_rx_unused(const struct igcb_rx_ring *ring)
 	return ring->count - posted - 1;
 }
 
+/* Has the hardware written back descriptor @i, one posted to it? */
+static inline bool igcb_rx_ready_at(const struct igcb_rx_ring *ring, u16 i)
+{
+	return i != ring->next_to_use &&
+	       (READ_ONCE(ring->desc[i].wb.status_error) &
+		cpu_to_le32(IGCB_RXD_STAT_DD));
+}
+
 /* Has the hardware written back the next descriptor to clean? */
 static inline bool igcb_rx_ready(const struct igcb_rx_ring *ring)
 {
-	u16 ntc = ring->next_to_clean;
-
-	return ntc != ring->next_to_use &&
-	       (READ_ONCE(ring->desc[ntc].wb.status_error) &
-		cpu_to_le32(IGCB_RXD_STAT_DD));
+	return igcb_rx_ready_at(ring, ring->next_to_clean);
 }
 
 static inline bool igcb_xdp_on(const struct igcb_adapter *a)

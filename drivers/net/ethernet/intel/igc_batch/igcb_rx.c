@@ -296,8 +296,10 @@ static struct sk_buff *igcb_rx_build(struct igcb_rx_ring *ring,
  * @budget: frames the poll may hand on
  * @batch: the poll's dbbatch pass
  *
- * The first frame handed to the stack opens the pass's batch: packets the
- * pass forwards hold their transmit doorbells until it ends.  Frames XDP
+ * The first frame handed to the stack with another ready behind it opens
+ * the pass's batch: packets the pass forwards hold their transmit
+ * doorbells until it ends.  A pass of one frame opens none: its transmit
+ * rings at once, as the batch's end would have.  Frames XDP
  * redirects or sends back are published once at the end of the poll
  * anyway; a dropped one publishes nothing.
  *
@@ -431,7 +433,9 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 		}
 		bytes += skb->len;
 		igcb_rx_fields(ring, d, staterr, skb);
-		dbbatch_pass_deliver(batch);
+		/* A batch only for a pass of two frames or more. */
+		dbbatch_pass_deliver_more(batch, done + 1 < budget &&
+					  igcb_rx_ready_at(ring, ntc));
 		napi_gro_receive(&qv->napi, skb);
 		skb = NULL;
 		done++;

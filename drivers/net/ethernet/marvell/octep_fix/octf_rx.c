@@ -331,7 +331,8 @@ static u32 octf_oq_refill(struct octf_oq *oq)
  * @qv: the queue vector
  * @budget: frames the pass may hand on (not 0)
  * @batch: the poll's dbbatch pass; the first frame handed to the stack
- *	opens its batch
+ *	with another counted behind it opens its batch (a pass of one frame
+ *	rings its transmit at once)
  *
  * One read of OUT_CNTS when the last one is used up, one write
  * acknowledging what was taken, one credit write at most.
@@ -454,7 +455,9 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 			skb_record_rx_queue(skb, oq->qid);
 			skb->protocol = eth_type_trans(skb, oq->netdev);
 			bytes += skb->len;
-			dbbatch_pass_deliver(batch);
+			/* A batch only for a pass of two frames or more. */
+			dbbatch_pass_deliver_more(batch, done + 1 < budget &&
+						  oq->pending);
 			napi_gro_receive(&qv->napi, skb);
 			done++;
 			taken += nbuf;

@@ -55,7 +55,7 @@ done <<< "$cases"
 # Every case the module's plan line announced reported a result.
 plan=$(dmesg | tail -n +"$((dmesg_start + 1))" |
 	sed -n 's/^\[[^]]*\] //; s/^1\.\.\([0-9]*\)$/\1/p' | tail -n 1)
-[ "$load" -eq 0 ] && [ "${plan:-0}" -eq 25 ] && [ "$n" -eq "$plan" ]
+[ "$load" -eq 0 ] && [ "${plan:-0}" -eq 26 ] && [ "$n" -eq "$plan" ]
 ktap_result $? "test_dbbatch_loads_and_reports_all_cases" "load=$load plan=$plan cases=$n"
 
 # The module left three batches open on purpose (one inside another, one

@@ -240,12 +240,12 @@ for d in /sys/bus/pci/devices/*/driver_override; do echo >$d; done
 
 
 def batches_on_demand(t, cfg, mode, c0, c1, row):
-    """A pass opens a batch only once it hands the stack a frame: port B's
-    passes that only reclaim transmitted buffers, and frames XDP keeps,
-    open none."""
+    """A pass opens a batch only once it hands the stack a frame with
+    another behind it: port B's passes that only reclaim transmitted
+    buffers, passes of one frame, and frames XDP keeps, open none."""
     ok, why = rows.batches_for_delivery(c0, c1, row, mode != "stack")
     t.check("%s: %s at a low rate: the dbbatch core opened batches only "
-            "for receive passes that handed the stack a frame"
+            "for receive passes that handed the stack two frames or more"
             % (cfg.name(), mode), ok, why)
 
 
@@ -289,13 +289,15 @@ def policy_low_rate(t, r, cfg):
                 bulk <= m["B_tx_frames"] // 20 and held == 0 and
                 brings == 0, why)
     else:
-        # One packet per pass at this rate: each is held and the pass's
-        # end rings for it.
-        t.check("%s: stack at a low rate: held packets are rung at the end "
-                "of their pass (db_held > 0, batch rings > 0, at most one "
-                "tail write per packet)" % name,
-                held > 0 and 0 < brings <= m["B_tdt_writes"] and
-                tdt <= 1.0, why)
+        # Mostly one packet per pass at this rate, which opens no batch
+        # and rings at once; a pass of more holds them and its end rings
+        # once.  Every tail write is one of those, exactly.
+        t.check("%s: stack at a low rate: each packet rang at once or was "
+                "held (or bulked) and rung by its pass's end: tail writes "
+                "== packets - db_xmit_more - db_held + db_batch_rings, at "
+                "most one per packet" % name,
+                m["B_tdt_writes"] == m["B_tx_frames"] - bulk - held + brings
+                and brings <= held and tdt <= 1.0, why)
     r.mode_teardown("stack")
 
     r.mode_setup("xdp")

@@ -196,13 +196,13 @@ def noop_writes(row):
 
 
 def batches_on_demand(t, mode, c0, c1, row):
-    """A pass opens a batch only once it hands the stack a frame: port B's
-    passes that only reclaim transmitted buffers, and frames XDP redirects,
-    open none."""
+    """A pass opens a batch only once it hands the stack a frame with
+    another behind it: port B's passes that only reclaim transmitted
+    buffers, passes of one frame, and frames XDP redirects, open none."""
     ok, why = rows.batches_for_delivery(c0, c1, row, mode != "stack")
     t.check("batched, %s at a low rate: the dbbatch core opened batches "
-            "only for receive passes that handed the stack a frame" % mode,
-            ok, why)
+            "only for receive passes that handed the stack two frames or "
+            "more" % mode, ok, why)
 
 
 def policy_checks(t, r):
