@@ -85,6 +85,8 @@ CONFIGS = {
                         "#9467bd", "--"),
 }
 IGC = ["igc", "igc_batch off", "igc_batch skip-empty", "igc_batch batched"]
+# the configurations the spread repeat boots again
+REPEATED = ["igc", "igc_batch off", "igc_batch batched"]
 # One queue per port on one vCPU (FreeBSD's single-core runs) and four on
 # four vCPUs (its load ramps): upstream igc and igc_batch batched, stack
 # forwarding, each pair in a boot of its own.  A label's last word names
@@ -294,9 +296,11 @@ def plan(a):
                 ] + fx + ["--step-seconds", step_s,
                           "--rss", "same", "--insn", "--smp", "1", "--queues",
                           "1"], [lab + " " + c for lab in CT], ["stack"], 2))
-        # the ramps again in new boots, last: the spread of the ratios
-        repeats = [("igc-rates-%d" % i,) + rates[1:]
-                   for i in range(2, a.repeat + 1)]
+        # the ramps again in new boots, last: the spread of the ratios to
+        # igc, and of off's latency for the latency bar (skip-empty's
+        # ratio is shown from its one boot)
+        repeats = [("igc-rates-%d" % i, k, rates[2], REPEATED, rates[4],
+                    rates[5]) for i in range(2, a.repeat + 1)]
         if a.no_octep:
             runs += repeats
             continue
@@ -505,6 +509,18 @@ def guest_bound(row):
         (row.get("cpu_busy_pct") or 0) >= SAT_BUSY_PCT
 
 
+def guest_loss_pct(r):
+    """Per cent of the frames that reached the guest that it did not
+    forward: the step's loss less what QEMU's input dropped on the host
+    (host_in_drops, the emulator's limit on a 2-core machine, not the
+    driver's); the whole loss for a step without the count."""
+    host = r.get("host_in_drops") or 0
+    reached = (r.get("sent") or 0) - host
+    if "host_in_drops" not in r or reached <= 0:
+        return r["loss_pct"]
+    return max(0.0, 100.0 * (reached - r["forwarded"]) / reached)
+
+
 def summarize(runs, fixed):
     """report.json's "configs": one entry per kernel, configuration and
     mode, from its rates run and its insn run."""
@@ -542,6 +558,9 @@ def summarize(runs, fixed):
             r["fwd_rate"] = fwd_rate(r)
         ok = [r for r in rs if r["loss_pct"] <= LOSS]
         sat = max(ok, key=lambda r: r["fwd_rate"]) if ok else None
+        # the same, counting only what the guest lost (the rate bar)
+        gok = [r for r in rs if guest_loss_pct(r) <= LOSS]
+        gsat = max(gok, key=lambda r: r["fwd_rate"]) if gok else None
         top = max(rs, key=lambda r: r["fwd_rate"]) if rs else None
         # the router saturated, as FreeBSD's line-rate load saturates it:
         # the highest rate offered
@@ -554,6 +573,7 @@ def summarize(runs, fixed):
             ins = {}                      # figure from a dozen frames
         c.update({
             "sat_pps": sat["fwd_rate"] if sat else 0.0,
+            "guest_sat_pps": gsat["fwd_rate"] if gsat else 0.0,
             "sat_offered": sat["target_pps"] if sat else None,
             "max_pps": top["fwd_rate"] if top else None,
             "max_offered": top["target_pps"] if top else None,
@@ -670,6 +690,12 @@ def insn_bars(who, c, u):
     return res
 
 
+def guest_sat(c):
+    """A configuration's saturation on the guest's own losses (a
+    report.json from before it was kept: the saturation)."""
+    return c.get("guest_sat_pps", c["sat_pps"])
+
+
 def bars(configs):
     """The issue's performance bars, judged on this run's numbers."""
     res = []
@@ -685,10 +711,17 @@ def bars(configs):
         # which rows: "6.1 stack" (two queues), "6.1 stack, 4 queues"
         who = "%s %s%s" % (k, m, variant_name(q))
         if c["ramp"] and u["ramp"]:
+            # judged on what reached the guest: a frame QEMU's input
+            # dropped on the host says nothing of the driver (one such
+            # 1.8 % loss at a 40k step once halved a saturation)
+            cg, ug = guest_sat(c), guest_sat(u)
             res.append(("%s: batched forwards at least as much as igc "
-                        "(saturation %.1f vs %.1f kpps)" % (
-                            who, c["sat_pps"] / 1e3, u["sat_pps"] / 1e3),
-                        c["sat_pps"] >= u["sat_pps"]))
+                        "(%.1f vs %.1f kpps: the highest rate forwarded "
+                        "losing <= 1 %% of the frames that reached the "
+                        "guest; saturation with QEMU's input drops "
+                        "counted %.1f vs %.1f)" % (
+                            who, cg / 1e3, ug / 1e3, c["sat_pps"] / 1e3,
+                            u["sat_pps"] / 1e3), cg >= ug))
         res += insn_bars(who, c, u)
         if m == "stack" and c["tdt_at_over"] is not None and \
                 c.get("over_guest_bound", True) is False:
@@ -1681,8 +1714,9 @@ def parse_args(argv):
     ap.add_argument("--step-seconds", type=int,
                     help="seconds per step (default 2; --full 3)")
     ap.add_argument("--repeat", type=int,
-                    help="boots of the dbb-igc ramps, for the spread of "
-                    "their ratios (default 2; --full 3)")
+                    help="boots of the dbb-igc ramps (igc, off, batched "
+                    "after the first), for the spread of their ratios "
+                    "(default 2; --full 3)")
     ap.add_argument("--fixed", type=int, default=20000,
                     help="offered pps of the instruction-count step and "
                     "the @fixed columns (default 20000)")

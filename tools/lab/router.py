@@ -192,6 +192,7 @@ class Router:
         self.insn = None
         self.prof = None        # the plugin's profile socket (--profile)
         self.core_syms = []     # the kernel's text symbols, read at boot
+        self.mod_syms = (None, [])  # (/proc/modules, their text symbols)
         self.stray = None
         self.rmem_saved = None
         self.boot_time = None
@@ -351,6 +352,17 @@ class Router:
                 f.write(text)
             os.replace(tmp, path)
         return syms
+
+    def module_symbols(self):
+        """The modules' text symbols, read again only when /proc/modules
+        (names and load addresses) changed: a whole /proc/kallsyms costs
+        seconds under the instruction counter, and a configuration's steps
+        share one load."""
+        _, mods = self.guest("awk '{ print $1, $6 }' /proc/modules")
+        if mods != self.mod_syms[0]:
+            self.mod_syms = (mods, insnprof.parse_kallsyms(
+                self.kallsyms(True)))
+        return self.mod_syms[1]
 
     def kallsyms(self, modules):
         """The guest's text symbols: the core kernel's (they stay put for
@@ -736,8 +748,7 @@ echo "@@B"; ethtool -S %s
         """The guest kernel's instructions per forwarded packet in the
         functions that ran most between the measurements M0 and M1 (FWD
         frames forwarded), named from /proc/kallsyms."""
-        syms = sorted(self.core_syms + insnprof.parse_kallsyms(
-            self.kallsyms(True)))
+        syms = sorted(self.core_syms + self.module_symbols())
         return insnprof.top(insnprof.by_function(
             insnprof.diff(m0["prof"], m1["prof"]), syms), fwd,
             n=self.a.profile)

@@ -246,5 +246,49 @@ def case_no_rate_ratio_without_a_ramp():
     assert row[4] == "–" and row[5] == "–", row[:6]
 
 
+def rate_verdicts(lost_at, dropped_in_guest):
+    """igc lossless to 40k; batched losing 1.8 % at 40k and 10 % at 50k,
+    at QEMU's input or in the guest's receive ring."""
+    def batched(pps, fwd):
+        lost = pps - fwd
+        return ramp_row("igc_batch batched 4q", pps, fwd, 0.1, 76.0,
+                        lost if dropped_in_guest else 0,
+                        0 if dropped_in_guest else lost)
+    rows = [ramp_row("igc 4q", 20000, 20000, 1.0, 20.0, 0),
+            ramp_row("igc 4q", 40000, 39800, 1.0, 75.0, 0),
+            ramp_row("igc_batch batched 4q", 20000, 20000, 0.2, 20.0, 0),
+            batched(40000, lost_at[0]), batched(50000, lost_at[1])]
+    run = {"name": "igc-4q-rates", "kernel": "6.1", "args": [],
+           "meta": {}, "rows": rows}
+    return [ok for t, ok in report.bars(report.summarize([run], 20000))
+            if "forwards at least as much" in t]
+
+
+def case_rate_bar_counts_the_guests_losses():
+    # every lost frame lost at QEMU's input: the guest forwarded all it
+    # got, 45k at the 50k step, more than igc (its saturation alone: 20k)
+    fwd = (39280, 45000)
+    assert rate_verdicts(fwd, False) == [True], rate_verdicts(fwd, False)
+    # the same losses in the guest (its receive ring ran out): not met
+    assert rate_verdicts(fwd, True) == [False], rate_verdicts(fwd, True)
+    host = ramp_row("b", 40000, 39280, 0.1, 76.0, 0, 720)
+    guest = ramp_row("b", 40000, 39280, 0.1, 76.0, 720)
+    assert report.guest_loss_pct(host) == 0.0
+    assert abs(report.guest_loss_pct(guest) - 1.8) < 1e-9
+
+
+def case_spread_repeat_boots_three_configurations():
+    # the repeat boot: igc, off (the latency bar's spread) and batched,
+    # with the first ramps' arguments; skip-empty's ratio has one boot
+    runs = report.plan(report.parse_args([]))
+    first = next(r for r in runs if r[0] == "igc-rates")
+    again = [r for r in runs if r[0].startswith("igc-rates-")]
+    assert [r[0] for r in again] == ["igc-rates-2"], [r[0] for r in again]
+    assert again[0][3] == ["igc", "igc_batch off", "igc_batch batched"]
+    assert again[0][2] == first[2] and again[0][4] == first[4]
+    assert "igc_batch skip-empty" in first[3]
+    assert runs[-1] is again[0]     # last: the spread over the whole run
+
+
 if __name__ == "__main__":
     sys.exit(tap.run_cases(globals()))
