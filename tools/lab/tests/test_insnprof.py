@@ -247,8 +247,9 @@ def case_no_rate_ratio_without_a_ramp():
 
 
 def rate_verdicts(lost_at, dropped_in_guest):
-    """igc lossless to 40k; batched losing 1.8 % at 40k and 10 % at 50k,
-    at QEMU's input or in the guest's receive ring."""
+    """igc lossless to 40k and out of receive descriptors at 50k; batched
+    losing 1.8 % at 40k and 10 % at 50k, at QEMU's input or in the
+    guest's receive ring."""
     def batched(pps, fwd):
         lost = pps - fwd
         return ramp_row("igc_batch batched 4q", pps, fwd, 0.1, 76.0,
@@ -256,6 +257,7 @@ def rate_verdicts(lost_at, dropped_in_guest):
                         0 if dropped_in_guest else lost)
     rows = [ramp_row("igc 4q", 20000, 20000, 1.0, 20.0, 0),
             ramp_row("igc 4q", 40000, 39800, 1.0, 75.0, 0),
+            ramp_row("igc 4q", 50000, 40000, 1.0, 90.0, 10000),
             ramp_row("igc_batch batched 4q", 20000, 20000, 0.2, 20.0, 0),
             batched(40000, lost_at[0]), batched(50000, lost_at[1])]
     run = {"name": "igc-4q-rates", "kernel": "6.1", "args": [],
@@ -275,6 +277,20 @@ def case_rate_bar_counts_the_guests_losses():
     guest = ramp_row("b", 40000, 39280, 0.1, 76.0, 720)
     assert report.guest_loss_pct(host) == 0.0
     assert abs(report.guest_loss_pct(guest) - 1.8) < 1e-9
+
+    # neither guest ever ran short (no receive drops, CPUs < 85 %), every
+    # loss QEMU's: not judged, neither met nor not met
+    rows = [ramp_row("igc 4q", 30000, 29200, 1.0, 78.0, 0, 800),
+            ramp_row("igc 4q", 40000, 28400, 1.0, 76.0, 0, 11600),
+            ramp_row("igc_batch batched 4q", 30000, 25800, 0.1, 69.0, 0,
+                     4200),
+            ramp_row("igc_batch batched 4q", 40000, 27300, 0.1, 69.0, 0,
+                     12700)]
+    run = {"name": "igc-4q-rates", "kernel": "6.1", "args": [],
+           "meta": {}, "rows": rows}
+    got = [(t, ok) for t, ok in report.bars(report.summarize([run], 20000))
+           if "forwards at least as much" in t]
+    assert [ok for _, ok in got] == [None] and "not judged" in got[0][0], got
 
 
 def case_spread_repeat_boots_three_configurations():
