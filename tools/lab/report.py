@@ -729,8 +729,8 @@ def bars(configs):
                             guest_sat(u) / 1e3), None))
         elif c["ramp"] and u["ramp"]:
             # judged on what reached the guest: a frame QEMU's input
-            # dropped on the host says nothing of the driver (one such
-            # 1.8 % loss at a 40k step once halved a saturation)
+            # dropped on the host says nothing of the driver, and a step
+            # of such drops would move the saturation a whole step down
             cg, ug = guest_sat(c), guest_sat(u)
             res.append(("%s: batched forwards at least as much as igc "
                         "(%.1f vs %.1f kpps: the highest rate forwarded "
