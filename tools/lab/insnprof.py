@@ -189,6 +189,25 @@ def at_irqs(line, irqs):
     return line["per_pkt"] + line["per_irq"] * irqs
 
 
+def matched_irqs(own, base):
+    """Where to read OWN's line against BASE, a step of another driver at
+    the same rate: BASE's receive interrupts per packet (how many a run
+    takes is the emulated timing's) plus OWN's others, the transmit
+    completions its own doorbells raise (one per doorbell: fewer
+    doorbells, fewer of them, and that saving is the driver's).  BASE's
+    total where a step does not count receive interrupts; None without
+    both totals."""
+    if not own or not base:
+        return None
+    q, bq = own.get("irqs_per_fwd"), base.get("irqs_per_fwd")
+    rx, brx = own.get("rx_irqs_per_fwd"), base.get("rx_irqs_per_fwd")
+    if q is None or bq is None:
+        return None
+    if rx is None or brx is None:
+        return bq
+    return q - rx + brx
+
+
 def extrapolated(line, irqs):
     """Is IRQS further outside LINE's two points than they are apart?
     (Read there, the line is a guess.)"""

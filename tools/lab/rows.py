@@ -246,7 +246,7 @@ def model_deltas(t0, t1):
             d[port + "_" + name] = sum_q(b, name) - sum_q(a, name)
         d[port + "_tdt_per_queue"] = [x - y for x, y in zip(
             b["tdt_writes"], a["tdt_writes"])]
-        for name in REG_KINDS + PCIE_KINDS:
+        for name in REG_KINDS + PCIE_KINDS + ("irqs_rx",):
             d[port + "_" + name] = (sum_q(b, name) - sum_q(a, name)
                                     if name in b else None)
     return d
@@ -351,6 +351,9 @@ def step_rows(ident, gen_lines, sink_lines, meas, markers=True,
         "tdt_noop_per_fwd": _ratio(noop, fwd),
         "rdt_per_rx": _ratio(rdt, rx_frames),
         "irqs_per_fwd": _ratio(d["A_irqs"] + d["B_irqs"], fwd),
+        # of them, those a received frame raised (dbb-igc counts them)
+        "rx_irqs_per_fwd": None if d.get("A_irqs_rx") is None else
+        _ratio(d["A_irqs_rx"] + d["B_irqs_rx"], fwd),
         "insn_per_fwd": round(insn / fwd) if insn and fwd else None,
         "mmio_per_fwd": mmio_per_packet(d, fwd),
         "guest_drops": rx_frames - fwd,

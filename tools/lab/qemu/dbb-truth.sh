@@ -12,8 +12,9 @@
 #
 # DEV is an interface (eth0) or a PCI address (0000:00:03.0 or 00:03.0).
 # COUNTER is a name (tdt_writes, credit_now) or a numeric id; see
-# tools/lab/qemu/README.md.  INDEX is the queue or ring, or for irqs and
-# irq_deferred the MSI-X vector, or for fw_requests the mailbox command.
+# tools/lab/qemu/README.md.  INDEX is the queue or ring, or for irqs,
+# irq_deferred and irqs_rx the MSI-X vector, or for fw_requests the
+# mailbox command.
 #
 # Needs root (config space beyond 64 bytes), a POSIX shell with 64-bit
 # arithmetic (busybox ash, dash, bash), od and dd.
@@ -23,7 +24,7 @@ IGC_NAMES="tdt_writes tdt_noop_writes rdt_writes rdt_noop_writes tx_desc
 rx_desc tx_frames rx_frames rx_dropped tx_packets tx_bytes rx_bytes irqs
 irq_deferred rx_filtered rx_off_drops guest_errors rx_paused_drops
 tx_link_drops reg_reads irq_reg_writes other_reg_writes tx_desc_reads
-rx_desc_reads tx_wb_writes"
+rx_desc_reads tx_wb_writes irqs_rx"
 OCTEP_NAMES="in_dbell_writes in_dbell_noop_writes in_instr tx_frames tx_bytes
 out_dbell_writes out_dbell_noop_writes credit_granted credit_fetched
 credit_now fetches buffers_fetched rx_frames rx_bytes rx_buffers rx_refused

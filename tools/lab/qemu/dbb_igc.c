@@ -69,6 +69,7 @@ static const char *const dbb_gt_names[DBB_GT_NUM] = {
     [DBB_GT_TX_DESC_READS] = "tx_desc_reads",
     [DBB_GT_RX_DESC_READS] = "rx_desc_reads",
     [DBB_GT_TX_WB_WRITES] = "tx_wb_writes",
+    [DBB_GT_IRQS_RX] = "irqs_rx",
 };
 
 /* How many indexes each counter has: queues, vectors or one. */
@@ -77,6 +78,7 @@ static unsigned dbb_gt_width(void *opaque, unsigned id)
     switch (id) {
     case DBB_GT_IRQS:
     case DBB_GT_IRQ_DEFERRED:
+    case DBB_GT_IRQS_RX:
         return DBB_IGC_MSIX_VECTORS;
     case DBB_GT_RX_FILTERED:
     case DBB_GT_RX_OFF_DROPS:
@@ -165,6 +167,15 @@ static void dbb_igc_send_msg(DbbIgcState *s, int v)
     }
     s->busy = busy;
     s->gt[DBB_GT_IRQS][v]++;
+    /*
+     * Which messages a receive raised: the lab matches those between
+     * drivers (their count is the emulated timing's), not the transmit
+     * completions a driver's own doorbells cause.
+     */
+    if (s->rx_cause[v]) {
+        s->gt[DBB_GT_IRQS_RX][v]++;
+        s->rx_cause[v] = false;
+    }
 
     us = dbb_igc_eitr_interval_us(s, v);
     if (us) {
@@ -229,6 +240,9 @@ static void dbb_igc_legacy_update(DbbIgcState *s, uint32_t new_causes)
         return;
     }
     if (msix_enabled(d) || msi_enabled(d)) {
+        if (pend & new_causes & IGC_ICR_RXT0) {
+            s->rx_cause[0] = true;
+        }
         if (pend & new_causes) {
             if (s->eitr_armed[0]) {
                 s->eitr_pending[0] = true;
@@ -244,6 +258,9 @@ static void dbb_igc_legacy_update(DbbIgcState *s, uint32_t new_causes)
         pci_set_irq(d, s->legacy_irq_level);
         if (s->legacy_irq_level) {
             s->gt[DBB_GT_IRQS][0]++;
+            if (pend & IGC_ICR_RXT0) {
+                s->gt[DBB_GT_IRQS_RX][0]++;
+            }
         }
     }
 }
@@ -301,9 +318,13 @@ void dbb_igc_queue_cause(DbbIgcState *s, int queue, bool tx)
     if (dbb_igc_msix_mode(s)) {
         uint32_t ivar = dbb_igc_reg(s, IGC_R_IVAR0(queue >> 1));
         uint32_t e = (ivar >> ((queue & 1) * 16 + (tx ? 8 : 0))) & 0xFF;
+        int v = e & IGC_IVAR_VEC_MASK;
 
         if (e & IGC_IVAR_VALID) {
-            dbb_igc_set_eicr(s, BIT(e & IGC_IVAR_VEC_MASK));
+            if (!tx && v < DBB_IGC_MSIX_VECTORS) {
+                s->rx_cause[v] = true;
+            }
+            dbb_igc_set_eicr(s, BIT(v));
         }
         return;
     }
@@ -356,6 +377,7 @@ static void dbb_igc_mac_reset(DbbIgcState *s)
         timer_del(s->eitr_timer[i]);
         s->eitr_armed[i] = false;
         s->eitr_pending[i] = false;
+        s->rx_cause[i] = false;
     }
     if (s->legacy_irq_level) {
         s->legacy_irq_level = false;
@@ -639,7 +661,14 @@ static void dbb_igc_write_eimc(DbbIgcState *s, hwaddr off, uint32_t val)
 
 static void dbb_igc_write_eicr(DbbIgcState *s, hwaddr off, uint32_t val)
 {
+    int v;
+
     dbb_igc_set_reg(s, off, dbb_igc_reg(s, off) & ~val);
+    for (v = 0; v < DBB_IGC_MSIX_VECTORS; v++) {
+        if (val & BIT(v)) {
+            s->rx_cause[v] = false;     /* the guest took the cause away */
+        }
+    }
 }
 
 /* -- queue write ops -- */

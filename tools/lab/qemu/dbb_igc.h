@@ -70,6 +70,7 @@ enum {
     DBB_GT_TX_DESC_READS,       /* per queue: modeled descriptor fetches */
     DBB_GT_RX_DESC_READS,       /* per queue: modeled descriptor fetches */
     DBB_GT_TX_WB_WRITES,        /* per queue: modeled write-back writes */
+    DBB_GT_IRQS_RX,             /* per vector: messages with a receive cause */
     DBB_GT_NUM
 };
 #define DBB_GT_MAX_INDEX        8
@@ -157,6 +158,7 @@ struct DbbIgcState {
     QEMUTimer *eitr_timer[DBB_IGC_MSIX_VECTORS];
     bool eitr_armed[DBB_IGC_MSIX_VECTORS];
     bool eitr_pending[DBB_IGC_MSIX_VECTORS];
+    bool rx_cause[DBB_IGC_MSIX_VECTORS];    /* a receive raised it */
     bool legacy_irq_level;
 
     DbbIgcTxQueue txq[DBB_IGC_NUM_QUEUES];

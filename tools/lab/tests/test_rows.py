@@ -28,12 +28,15 @@ import tap  # noqa: E402
 import traffic  # noqa: E402
 
 
-def truth(tdt=0, tx=0, rx=0, rdt=0, irqs=0, queues=1):
-    """One port's ground truth: every per-queue count, on queue 0."""
+def truth(tdt=0, tx=0, rx=0, rdt=0, irqs=0, queues=1, irqs_rx=None):
+    """One port's ground truth: every per-queue count, on queue 0
+    (IRQS_RX: the receive interrupts, of a model that counts them)."""
     t = {n: [0] * queues for n in rows.PER_QUEUE + ("irqs", "guest_errors",
                                                      "rx_off_drops")}
     t["tdt_writes"][0], t["tx_frames"][0] = tdt, tx
     t["rx_frames"][0], t["rdt_writes"][0], t["irqs"][0] = rx, rdt, irqs
+    if irqs_rx is not None:
+        t["irqs_rx"] = [irqs_rx] + [0] * (queues - 1)
     return t
 
 
@@ -92,8 +95,8 @@ ROW_KEYS = {
     "flow_gaps_open", "ttl", "stray_frames_out_A", "cpu_busy_pct",
     "cpu_busy_per_cpu", "insn", "model", "fwd_frames", "tdt_writes",
     "tdt_noop_writes", "tdt_per_fwd", "tdt_noop_per_fwd", "rdt_per_rx",
-    "irqs_per_fwd", "insn_per_fwd", "mmio_per_fwd", "guest_drops",
-    "qdisc_B"}
+    "irqs_per_fwd", "rx_irqs_per_fwd", "insn_per_fwd", "mmio_per_fwd",
+    "guest_drops", "qdisc_B"}
 
 
 def case_row_fields():
@@ -110,6 +113,19 @@ def case_row_fields():
     assert r["stray_frames_out_A"] == 3 and r["qdisc_B"]["requeues"] == 1
     assert r["lat_max_us"] == 100.0 and r["lat_p50_us"] == 20.0
     assert r["insn"] is None and r["insn_per_fwd"] is None
+
+
+def case_receive_interrupts_where_the_model_counts_them():
+    """rx_irqs_per_fwd: both ports' receive interrupts per forwarded
+    packet, from a model that counts them; None from one that does not."""
+    m = meas(truth(rx=1000, irqs=800, irqs_rx=800),
+             truth(tx=1000, irqs=500, irqs_rx=0))
+    m["m0"]["truth"] = {"A": truth(irqs_rx=0), "B": truth(irqs_rx=0)}
+    r = rows.step_rows(IDENT, [gen(0, 1000)], [sink(0, 1000)], m)[0]
+    assert r["irqs_per_fwd"] == 1.3 and r["rx_irqs_per_fwd"] == 0.8, r
+    m = meas(truth(rx=1000, irqs=800), truth(tx=1000, irqs=500))
+    r = rows.step_rows(IDENT, [gen(0, 1000)], [sink(0, 1000)], m)[0]
+    assert r["irqs_per_fwd"] == 1.3 and r["rx_irqs_per_fwd"] is None, r
 
 
 def case_options_refuse_what_is_no_option():

@@ -83,7 +83,7 @@ GT = ["tdt_writes", "tdt_noop_writes", "rdt_writes", "rdt_noop_writes",
       "tx_packets", "tx_bytes", "rx_bytes", "irqs", "irq_deferred",
       "rx_filtered", "rx_off_drops", "guest_errors", "rx_paused_drops",
       "tx_link_drops", "reg_reads", "irq_reg_writes", "other_reg_writes",
-      "tx_desc_reads", "rx_desc_reads", "tx_wb_writes"]
+      "tx_desc_reads", "rx_desc_reads", "tx_wb_writes", "irqs_rx"]
 
 
 def ip_checksum_ok(ip):
@@ -662,6 +662,8 @@ def case_tx(tap, q, d):
                % d.mailbox(1))
         gt = q.truth()
         expect(gt["irqs"][1] == 1, "irqs %s" % gt["irqs"])
+        expect(gt["irqs_rx"][1] == 0, "a transmit completion counted as a "
+               "receive interrupt: irqs_rx %s" % gt["irqs_rx"])
         expect(not q.readl(EIMS) & 2, "EIAM did not auto-mask vector 1")
         q.writel(EIMS, 2)
     tap.check("TX completion raises MSI-X vector 1 (IVAR), auto-masked",
@@ -874,7 +876,9 @@ def case_rx(tap, q, d):
         q.writel(RDT(0), 7)
         q.writel(RDT(0), 7)
         d.clear_mailbox()
+        q.writel(EICR, 0x1F)        # no cause left over from earlier cases
         q.writel(EIMS, 0x1F)
+        before = q.truth()
         f = eth(b"\xff" * 6, PEER_MAC, 0x0800,
                 ipv4(b"\x0a\0\0\2", b"\x0a\0\0\1", 17,
                      udp(7, 9, b"x" * 100, b"\x0a\0\0\2", b"\x0a\0\0\1")))
@@ -894,6 +898,10 @@ def case_rx(tap, q, d):
         expect(gt["rx_frames"][0] == 1 and gt["rx_desc"][0] == 1,
                "rx counters")
         expect(d.mailbox(1) == 0x101, "no RX interrupt on vector 1")
+        expect(gt["irqs_rx"][1] - before["irqs_rx"][1] == 1 and
+               gt["irqs"][1] - before["irqs"][1] == 1,
+               "the RX interrupt not counted as one: irqs %s irqs_rx %s"
+               % (gt["irqs"], gt["irqs_rx"]))
         expect(q.readl(GPRC) == 1, "GPRC")
     tap.check("RX: frame lands in a descriptor (DD, EOP, length, IPCS, "
               "UDPCS), RDT counted", t_rx)
@@ -1137,7 +1145,7 @@ def case_vsec(tap, q, d):
         gt = q.truth()
         for cid, name in enumerate(GT):
             for idx, val in enumerate(gt[name]):
-                if name in ("irqs", "irq_deferred"):
+                if name in ("irqs", "irq_deferred", "irqs_rx"):
                     continue    # interrupts can move between the two reads
                 got = vsec_read(cid | idx << 8 | 1 << 29)
                 expect(got == val, "%s[%d]: VSEC %d QMP %d"
@@ -1150,7 +1158,7 @@ def case_vsec(tap, q, d):
         vsec_read(1 << 31)
         gt = q.truth()
         expect(all(v == 0 for name in GT for v in gt[name]
-                   if name not in ("irqs", "irq_deferred")),
+                   if name not in ("irqs", "irq_deferred", "irqs_rx")),
                "not reset: %s" % gt)
         q.qmp_cmd("qom-set", path="/machine/peripheral/nic0",
                   property="ground-truth-reset", value=True)

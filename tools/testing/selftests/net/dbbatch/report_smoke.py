@@ -267,6 +267,16 @@ def main():
                                              "irqs_per_fwd")},
                     {k: fix.get(k) for k in ("target_pps", "insn_per_fwd",
                                              "irqs_per_fwd")}, line))
+        # dbb-igc's receive interrupts (the ones the bar matches): some,
+        # and no more than all of them
+        t.check("report.json: %s's instruction steps count the model's "
+                "receive interrupts per packet, more than none and at most "
+                "all interrupts" % lab,
+                all(r.get("rx_irqs_per_fwd") is not None and
+                    0 < r["rx_irqs_per_fwd"] <= r["irqs_per_fwd"]
+                    for r in (low, fix) if r),
+                "%s" % [(r.get("irqs_per_fwd"), r.get("rx_irqs_per_fwd"))
+                        for r in (low, fix)])
         prof = fix.get("profile") or []
         mod = {"igc": "[igc]", "igc_batch batched": "[igc_batch]"}[lab]
         total = sum(x[1] for x in prof)
