@@ -240,15 +240,15 @@ static void dbb_igc_legacy_update(DbbIgcState *s, uint32_t new_causes)
         return;
     }
     if (msix_enabled(d) || msi_enabled(d)) {
-        if (pend & new_causes & IGC_ICR_RXT0) {
-            s->rx_cause[0] = true;
-        }
         if (pend & new_causes) {
             if (s->eitr_armed[0]) {
                 s->eitr_pending[0] = true;
                 s->gt[DBB_GT_IRQ_DEFERRED][0]++;
             } else {
                 dbb_igc_send_msg(s, 0);
+                if (pend & IGC_ICR_RXT0) {
+                    s->gt[DBB_GT_IRQS_RX][0]++;
+                }
             }
         }
         return;
