@@ -62,6 +62,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 LAB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, LAB)
@@ -895,8 +896,9 @@ def booted(t, r, what="boot"):
         yield r
     except Exception as e:
         if not failed:
+            # where it was raised: the error alone rarely says
             t.check("%s harness: %s: %s" % (what, type(e).__name__, e),
-                    False)
+                    False, "".join(traceback.format_exc(limit=-4)))
     finally:
         r.shutdown()
 

@@ -352,8 +352,9 @@ def step_rows(ident, gen_lines, sink_lines, meas, markers=True,
         "rdt_per_rx": _ratio(rdt, rx_frames),
         "irqs_per_fwd": _ratio(d["A_irqs"] + d["B_irqs"], fwd),
         # of them, those a received frame raised (dbb-igc counts them)
-        "rx_irqs_per_fwd": None if d.get("A_irqs_rx") is None else
-        _ratio(d["A_irqs_rx"] + d["B_irqs_rx"], fwd),
+        # (None unless both ports' models count them: a mixed router)
+        "rx_irqs_per_fwd": None if None in (d["A_irqs_rx"], d["B_irqs_rx"])
+        else _ratio(d["A_irqs_rx"] + d["B_irqs_rx"], fwd),
         "insn_per_fwd": round(insn / fwd) if insn and fwd else None,
         "mmio_per_fwd": mmio_per_packet(d, fwd),
         "guest_drops": rx_frames - fwd,

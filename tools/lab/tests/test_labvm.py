@@ -17,6 +17,7 @@ Host only, no guest: prints TAP.  Exit 0 when every case passed.
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -238,8 +239,9 @@ def main():
          "the guest is shut down, nothing escapes", (False, False),
          lambda r: r[:3] == (1, 1, True) and "did not boot" in r[3]),
         ("router.booted: a block that raises is one failed check after "
-         "its passed ones", (True, True),
-         lambda r: r[:3] == (2, 1, True) and "the block failed" in r[3]),
+         "its passed ones, with the line that raised", (True, True),
+         lambda r: r[:3] == (2, 1, True) and "the block failed" in r[3]
+         and re.search(r'test_labvm\.py", line \d+, in run_booted', r[3])),
         ("router.booted: a clean block counts its checks, none failed",
          (True, False), lambda r: r[:3] == (1, 0, True)),
     ]

@@ -126,6 +126,15 @@ def case_receive_interrupts_where_the_model_counts_them():
     m = meas(truth(rx=1000, irqs=800), truth(tx=1000, irqs=500))
     r = rows.step_rows(IDENT, [gen(0, 1000)], [sink(0, 1000)], m)[0]
     assert r["irqs_per_fwd"] == 1.3 and r["rx_irqs_per_fwd"] is None, r
+    # a mixed router (dbb-igc in, dbb-octep out, and the reverse): one
+    # port's model counts them, the other's does not
+    for a_rx, b_rx in ((800, None), (None, 0)):
+        m = meas(truth(rx=1000, irqs=800, irqs_rx=a_rx),
+                 truth(tx=1000, irqs=500, irqs_rx=b_rx))
+        m["m0"]["truth"] = {"A": truth(irqs_rx=a_rx and 0),
+                            "B": truth(irqs_rx=b_rx and 0)}
+        r = rows.step_rows(IDENT, [gen(0, 1000)], [sink(0, 1000)], m)[0]
+        assert r["irqs_per_fwd"] == 1.3 and r["rx_irqs_per_fwd"] is None, r
 
 
 def case_options_refuse_what_is_no_option():
