@@ -32,6 +32,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import tap
@@ -387,24 +388,42 @@ def connect_unix(path, wait=30):
 
 
 class QMP:
+    """One QMP connection.  Commands may come from more than one thread
+    (a test's timer reads the truth while a step reads it too): each
+    sends and reads its reply under a lock, and a reply must carry the
+    id its command was sent with."""
+
     def __init__(self, path):
         self.s = connect_unix(path)
         self.f = self.s.makefile("r")
+        self.lock = threading.Lock()
+        self.seq = 0
         json.loads(self.f.readline())
         self.cmd("qmp_capabilities")
 
     def cmd(self, command, **args):
-        msg = {"execute": command}
-        if args:
-            msg["arguments"] = args
-        self.s.sendall(json.dumps(msg).encode() + b"\n")
-        while True:
-            r = json.loads(self.f.readline())
-            if "event" in r:
-                continue
-            if "error" in r:
-                raise RuntimeError("QMP %s: %s" % (command, r["error"]))
-            return r.get("return")
+        with self.lock:
+            self.seq += 1
+            msg = {"execute": command, "id": self.seq}
+            if args:
+                msg["arguments"] = args
+            self.s.sendall(json.dumps(msg).encode() + b"\n")
+            while True:
+                line = self.f.readline()
+                if not line:
+                    raise RuntimeError("QMP %s: QEMU closed the connection"
+                                       % command)
+                r = json.loads(line)
+                if "event" in r:
+                    continue
+                if r.get("id") != self.seq:
+                    raise RuntimeError("QMP %s: a reply to another command "
+                                       "(id %r, not %d): %.200s"
+                                       % (command, r.get("id"), self.seq,
+                                          line))
+                if "error" in r:
+                    raise RuntimeError("QMP %s: %s" % (command, r["error"]))
+                return r.get("return")
 
     def truth(self, dev):
         """dbb-igc ground truth of -device ...,id=DEV: {name: [values]}."""

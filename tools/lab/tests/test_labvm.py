@@ -16,12 +16,15 @@ Host only, no guest: prints TAP.  Exit 0 when every case passed.
 
 import contextlib
 import io
+import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,6 +114,73 @@ def run_booted(boots, body_fails):
         res = (-1, -1, r.shut, "%s: %s" % (type(e).__name__, e))
     labvm.Tap.writer = saved
     return res
+
+
+def fake_qmp(path, stop):
+    """A QMP server on PATH that answers each qom-get with the path it
+    was asked for, a little late (as QEMU's main loop may), and an event
+    between replies now and then."""
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(1)
+
+    def serve():
+        c, _ = srv.accept()
+        f = c.makefile("r")
+        c.sendall(b'{"QMP": {"version": {}}}\n')
+        n = 0
+        for line in f:
+            msg = json.loads(line)
+            ret = msg.get("arguments", {}).get("path", {})
+            rep = {"return": ret}
+            if "id" in msg:
+                rep["id"] = msg["id"]
+            time.sleep(0.0005 * (n % 3))
+            if n % 7 == 0:
+                c.sendall(b'{"event": "NIC_RX_FILTER_CHANGED"}\n')
+            c.sendall(json.dumps(rep).encode() + b"\n")
+            n += 1
+            if stop.is_set():
+                break
+        c.close()
+        srv.close()
+
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    return th
+
+
+def run_qmp_threads(rounds=300):
+    """Two threads ask one labvm.QMP for two devices' truth, as a test's
+    timer reads the truth while the step reads it too: how many replies
+    went to the wrong asker."""
+    d = tempfile.mkdtemp(prefix="dbb-test-qmp.")
+    stop = threading.Event()
+    try:
+        fake_qmp(os.path.join(d, "qmp.sock"), stop)
+        q = labvm.QMP(os.path.join(d, "qmp.sock"))
+        wrong = []
+
+        def ask(dev):
+            for _ in range(rounds):
+                try:
+                    got = q.truth(dev)
+                except Exception as e:
+                    got = repr(e)
+                if got != "/machine/peripheral/" + dev:
+                    wrong.append(got)
+
+        ts = [threading.Thread(target=ask, args=(x,))
+              for x in ("nicA", "nicB")]
+        for x in ts:
+            x.start()
+        for x in ts:
+            x.join(60)
+        stop.set()
+        q.close()
+        return len(wrong), wrong[:3]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 PRUNE = os.path.join(os.path.dirname(HERE), "lib", "cache-prune.sh")
@@ -255,6 +325,10 @@ def main():
         r = run_booted(*args)
         out.check("labvm: " + name, ok(r),
                   "checks %d, failed %d, shut down %s; TAP: %r" % r)
+    n, some = run_qmp_threads()
+    out.check("labvm.QMP: two threads asking at once each get their own "
+              "reply (a timer reads the truth during a step)", n == 0,
+              "%d replies to the wrong thread, e.g. %r" % (n, some))
     p, f, sk, failures = tap.count_ktap(KTAP)
     out.check("tap.count_ktap: leaves count, a failed parent only when no "
               "leaf inside failed, skips apart, LAB- lines ignored",
