@@ -391,7 +391,8 @@ class QMP:
     """One QMP connection.  Commands may come from more than one thread
     (a test's timer reads the truth while a step reads it too): each
     sends and reads its reply under a lock, and a reply must carry the
-    id its command was sent with."""
+    id its command was sent with (one to an earlier command, whose wait
+    timed out, is skipped)."""
 
     def __init__(self, path):
         self.s = connect_unix(path)
@@ -415,6 +416,9 @@ class QMP:
                                        % command)
                 r = json.loads(line)
                 if "event" in r:
+                    continue
+                # a late reply to a command whose wait timed out
+                if isinstance(r.get("id"), int) and r["id"] < self.seq:
                     continue
                 if r.get("id") != self.seq:
                     raise RuntimeError("QMP %s: a reply to another command "

@@ -118,8 +118,9 @@ def run_booted(boots, body_fails):
 
 def fake_qmp(path, stop):
     """A QMP server on PATH that answers each qom-get with the path it
-    was asked for, a little late (as QEMU's main loop may), and an event
-    between replies now and then."""
+    was asked for, a little late (as QEMU's main loop may), and between
+    replies now and then an event or a stale reply to an earlier
+    command."""
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(path)
     srv.listen(1)
@@ -138,6 +139,10 @@ def fake_qmp(path, stop):
             time.sleep(0.0005 * (n % 3))
             if n % 7 == 0:
                 c.sendall(b'{"event": "NIC_RX_FILTER_CHANGED"}\n')
+            if n % 5 == 4 and "id" in msg:
+                # the reply to an earlier command that timed out, late
+                c.sendall(json.dumps({"return": "stale",
+                                      "id": msg["id"] - 1}).encode() + b"\n")
             c.sendall(json.dumps(rep).encode() + b"\n")
             n += 1
             if stop.is_set():
@@ -327,7 +332,8 @@ def main():
                   "checks %d, failed %d, shut down %s; TAP: %r" % r)
     n, some = run_qmp_threads()
     out.check("labvm.QMP: two threads asking at once each get their own "
-              "reply (a timer reads the truth during a step)", n == 0,
+              "reply (a timer reads the truth during a step), a late reply "
+              "to an earlier command skipped", n == 0,
               "%d replies to the wrong thread, e.g. %r" % (n, some))
     p, f, sk, failures = tap.count_ktap(KTAP)
     out.check("tap.count_ktap: leaves count, a failed parent only when no "
