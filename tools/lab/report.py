@@ -1285,6 +1285,50 @@ def html_table(heads, rows, cls=""):
 
 # ---- plots ----------------------------------------------------------------
 
+def insn_bar(ax, c, x, mode, w):
+    """One configuration's bar of the instructions chart at X on AX: its
+    count, MODELED cycles (lines) and, for a row beside its baseline,
+    the count at the baseline's interrupts (a diamond).  True if it drew
+    a diamond."""
+    col = CONFIGS.get(c["config"], (0, 0, 0, 0, "k"))[4]
+    ax.bar(x, c["insn_per_pkt"], w * 0.92, color=col,
+           alpha=1.0 if mode == "stack" else .55,
+           hatch="" if mode == "stack" else "//", edgecolor="white")
+    # mid-bar: clear of the diamond and the cycle lines at its top
+    ax.text(x, c["insn_per_pkt"] / 2, "{:,}".format(c["insn_per_pkt"]),
+            ha="center", va="center", fontsize=7.5, color="white")
+    cy = c.get("cycles_per_pkt")
+    if cy:
+        ax.plot([x - w * 0.42, x + w * 0.42], [cy[1]] * 2, color="black",
+                lw=1.6)
+        ax.plot([x - w * 0.42, x + w * 0.42], [cy[0]] * 2, color="black",
+                lw=0.8, ls=":")
+    at = c.get("insn_at_base_irqs")
+    if at and c["baseline"] != c["config"]:
+        ax.plot([x], [at], marker="D", ms=5, color="black", mec="white",
+                ls="")
+        return True
+    return False
+
+
+def pcie_bars(ax, c, x):
+    """One configuration's two MODELED PCIe ceilings around X on AX: at
+    the fixed rate (hatched) and saturated, each labelled with its
+    busiest link."""
+    col = CONFIGS.get(c["config"], (0, 0, 0, 0, "k"))[4]
+    for j, key in enumerate(("pcie_fixed", "pcie_over")):
+        m = c.get(key)
+        if not m or not m["ceiling_mpps"]:
+            continue
+        xj = x + (j - 0.5) * 0.4
+        ax.bar(xj, m["ceiling_mpps"], 0.37, color=col,
+               alpha=.55 if j == 0 else 1.0, hatch="//" if j == 0 else "",
+               edgecolor="white")
+        ax.text(xj, m["ceiling_mpps"], "%.2f\n%s %s" % (
+            m["ceiling_mpps"], m["busiest"][0], m["busiest"][1]),
+            ha="center", va="bottom", fontsize=7.5)
+
+
 def plots(data, out):
     import matplotlib
     matplotlib.use("Agg")
@@ -1417,46 +1461,31 @@ def plots(data, out):
                     labels.append(c["config"])
             modes = [m for m in ("stack", "xdp")
                      if any(c["mode"] == m for c in ic)]
-            fig, a0 = plt.subplots(figsize=(max(8, 1.35 * len(labels) + 2),
-                                            4.8))
+            fig, grid = bar_axes(plt, labels, 3.4)
+            a0 = grid[0][0]
             w = 0.8 / len(modes)
             diamonds = False
-            for j, m in enumerate(modes):
-                for i, lab in enumerate(labels):
-                    c = next((c for c in ic if c["config"] == lab and
-                              c["mode"] == m), None)
-                    if not c:
-                        continue
-                    col = CONFIGS.get(lab, (0, 0, 0, 0, "k"))[4]
-                    x = i + (j - (len(modes) - 1) / 2) * w
-                    a0.bar(x, c["insn_per_pkt"], w * 0.92, color=col,
-                           alpha=1.0 if m == "stack" else .55,
-                           hatch="" if m == "stack" else "//",
-                           edgecolor="white")
-                    a0.text(x, c["insn_per_pkt"] * 0.985, "{:,}".format(
-                        c["insn_per_pkt"]), ha="center", va="top",
-                        fontsize=7, color="white")
-                    at = c.get("insn_at_base_irqs")
-                    if at and c["baseline"] != c["config"]:
-                        diamonds = True
-                        a0.plot([x], [at], marker="D", ms=5, color="black",
-                                mec="white", ls="")
-                    cy = c.get("cycles_per_pkt")
-                    if cy:
-                        a0.plot([x - w * 0.42, x + w * 0.42], [cy[1]] * 2,
-                                color="black", lw=1.6)
-                        a0.plot([x - w * 0.42, x + w * 0.42], [cy[0]] * 2,
-                                color="black", lw=0.8, ls=":")
-            a0.set_xticks(range(len(labels)))
-            a0.set_xticklabels([lab.replace(" ", "\n", 1) for lab in labels],
-                               fontsize=8)
-            a0.set_ylabel("guest instructions (bars), MODELED cycles "
-                          "(lines)\nper forwarded packet")
-            a0.grid(axis="y", alpha=.3)
-            a0.legend(handles=[Patch(facecolor="#888888", label="stack"),
-                               Patch(facecolor="#888888", alpha=.55,
-                                     hatch="//", label="XDP_REDIRECT")][
-                                         :len(modes)] + [
+            for ax, idx in grid:
+                for j, m in enumerate(modes):
+                    for i in idx:
+                        c = next((c for c in ic if c["config"] == labels[i]
+                                  and c["mode"] == m), None)
+                        if c:
+                            diamonds |= insn_bar(ax, c, i - idx[0] + (
+                                j - (len(modes) - 1) / 2) * w, m, w)
+                ax.set_xticks(range(len(idx)))
+                ax.set_xticklabels([labels[i].replace(" ", "\n", 1)
+                                    for i in idx], fontsize=8.5)
+                ax.set_xlim(-0.6, BARS_PER_ROW - 0.4)
+                ax.grid(axis="y", alpha=.3)
+                ax.yaxis.set_major_formatter(FuncFormatter(
+                    lambda v, _: "{:,}".format(int(v))))
+            fig.supylabel("guest instructions (bars), MODELED cycles "
+                          "(lines) per forwarded packet", fontsize=10)
+            top_legend(fig, [Patch(facecolor="#888888", label="stack"),
+                             Patch(facecolor="#888888", alpha=.55,
+                                   hatch="//", label="XDP_REDIRECT")][
+                                       :len(modes)] + [
                 Line2D([], [], color="black", lw=1.6,
                        label="MODELED cycles/pkt: CPI %.1f + %d a ring "
                        "(dotted: %d)" % (pcie.CPI, pcie.RING_CYCLES[1],
@@ -1464,23 +1493,23 @@ def plots(data, out):
                 Line2D([], [], color="black", marker="D", ms=5, mec="white",
                        ls="", label="MODELED instructions at the upstream "
                        "driver's interrupts per packet")][
-                           :None if diamonds else -1],
-                fontsize=8, loc="upper left")
-            a0.yaxis.set_major_formatter(FuncFormatter(
-                lambda v, _: "{:,}".format(int(v))))
-            a0.set_title("%s: guest instructions per forwarded packet at "
+                           :None if diamonds else -1])
+            fig.suptitle("%s: guest instructions per forwarded packet at "
                          "%s pps offered\ncounted (dbb_insn plugin, "
                          "single-threaded TCG), not timed; kernel %s" % (
                              EMU, krate(data["meta"]["fixed_pps"]), kv),
-                         fontsize=10)
+                         fontsize=10.5)
             gone = [c["config"] for c in confs if c["kernel"] == k and
                     c["stalled"] and c["mode"] in modes]
             if gone:
-                a0.text(0.99, 0.97, "no bar: %s stalls (nothing forwarded)"
-                        % ", ".join(gone), transform=a0.transAxes,
-                        ha="right", va="top", fontsize=8, color="#555555")
+                # on the last row, where the Octeon rows are
+                grid[-1][0].text(0.99, 0.97, "no bar: %s stalls (nothing "
+                                 "forwarded)" % ", ".join(gone),
+                                 transform=grid[-1][0].transAxes,
+                                 ha="right", va="top", fontsize=8,
+                                 color="#555555")
                 a0.set_ylim(top=a0.get_ylim()[1] * 1.1)
-            fig.tight_layout()
+            fig.tight_layout(rect=(0, 0, 1, 1 - 1.0 / fig.get_figheight()))
             made.append(save(fig, out, "insn-%s.png" % k, plt))
 
         # MODELED PCIe ceiling beside FreeBSD's measured rates
@@ -1488,56 +1517,99 @@ def plots(data, out):
               and queue_suffix(c["config"]) != "both"
               and (c.get("pcie_over") or c.get("pcie_fixed"))]
         if pc:
-            fig, a0 = plt.subplots(figsize=(max(8, 1.6 * len(pc) + 3), 4.8))
-            for i, c in enumerate(pc):
-                col = CONFIGS.get(c["config"], (0, 0, 0, 0, "k"))[4]
-                for j, key in enumerate(("pcie_fixed", "pcie_over")):
-                    m = c.get(key)
-                    if not m or not m["ceiling_mpps"]:
-                        continue
-                    x = i + (j - 0.5) * 0.4
-                    a0.bar(x, m["ceiling_mpps"], 0.37, color=col,
-                           alpha=.55 if j == 0 else 1.0,
-                           hatch="//" if j == 0 else "", edgecolor="white")
-                    a0.text(x, m["ceiling_mpps"], "%.2f\n%s %s" % (
-                        m["ceiling_mpps"], m["busiest"][0],
-                        m["busiest"][1]), ha="center", va="bottom",
-                        fontsize=7)
-            right = len(pc) + 0.15      # the labels' column
-            for name, (mpps, _, _) in FREEBSD.items():
-                a0.axhline(mpps, color="#777777", ls="--", lw=0.8)
-                a0.text(right, mpps, "FreeBSD HW\n%s: %.2f" % (
-                    name, mpps), ha="right", va="center", fontsize=7,
-                    color="#555555", backgroundcolor="white")
-            a0.axhline(LINE_RATE_MPPS, color="#b00000", ls=":", lw=0.8)
-            a0.text(right, 4.2, "line rate\n(2.5 GbE, 64 B):\n%.2f"
-                    % LINE_RATE_MPPS,
-                    ha="right", va="center", fontsize=7, color="#b00000")
-            a0.set_xticks(range(len(pc)))
-            a0.set_xticklabels([c["config"].replace(" ", "\n", 1)
-                                for c in pc], fontsize=8)
-            a0.set_xlim(-0.6, right + 0.05)
-            a0.set_ylim(0, max(5.0, a0.get_ylim()[1] * 1.12))
-            a0.set_ylabel("Mpps the PCIe 2.0 x1 link allows (MODELED)")
-            a0.grid(axis="y", alpha=.3)
-            a0.legend(handles=[
+            fig, grid = bar_axes(plt, [c["config"] for c in pc], 3.6)
+            right = BARS_PER_ROW + 0.55     # the labels' column
+            for ax, idx in grid:
+                for i in idx:
+                    pcie_bars(ax, pc[i], i - idx[0])
+                for name, (mpps, _, _) in FREEBSD.items():
+                    ax.axhline(mpps, color="#777777", ls="--", lw=0.8)
+                    ax.text(right, mpps, "FreeBSD HW\n%s: %.2f" % (
+                        name, mpps), ha="right", va="center", fontsize=7.5,
+                        color="#555555", backgroundcolor="white")
+                ax.axhline(LINE_RATE_MPPS, color="#b00000", ls=":", lw=0.8)
+                ax.text(right, 4.4, "line rate (2.5 GbE, 64 B): %.2f"
+                        % LINE_RATE_MPPS, ha="right", va="center",
+                        fontsize=7.5, color="#b00000")
+                ax.set_xticks(range(len(idx)))
+                ax.set_xticklabels([pc[i]["config"].replace(" ", "\n", 1)
+                                    for i in idx], fontsize=8.5)
+                ax.set_xlim(-0.6, right + 0.05)
+                ax.grid(axis="y", alpha=.3)
+            top = max(ax.get_ylim()[1] for ax, _ in grid)
+            grid[0][0].set_ylim(0, max(5.0, top * 1.12))
+            fig.supylabel("Mpps the PCIe 2.0 x1 link allows (MODELED)",
+                          fontsize=10)
+            top_legend(fig, [
                 Patch(facecolor="#888888", alpha=.55, hatch="//",
                       label="at %s pps offered" % krate(
                           data["meta"]["fixed_pps"])),
                 Patch(facecolor="#888888", label="at the highest rate "
-                      "offered (saturated)")], fontsize=8, loc="lower left")
-            a0.set_title("MODELED: the PCIe 2.0 x1 ceiling of an I226 for "
-                         "the work counted in this run, stack forwarding\n"
+                      "offered (saturated)")])
+            fig.suptitle("MODELED: the PCIe 2.0 x1 ceiling of an I226 for "
+                         "the work counted in this run, stack forwarding "
                          "(label: the busiest link; port A receives, B "
-                         "transmits); dashed: FreeBSD MEASURED on a Netgate "
-                         "4200\nkernel %s" % kv, fontsize=10)
-            fig.tight_layout()
+                         "transmits)\ndashed: FreeBSD MEASURED on a Netgate "
+                         "4200; kernel %s" % kv, fontsize=10.5)
+            fig.tight_layout(rect=(0, 0, 1, 1 - 1.0 / fig.get_figheight()))
             made.append(save(fig, out, "pcie-%s.png" % k, plt))
     return made
 
 
+# The page is at most 1,400 px wide and shrinks a wider plot, its labels
+# with it: bar charts wrap after BARS_PER_ROW groups into rows of the same
+# scale, each BAR_FIG_WIDTH inches at PLOT_DPI.
+PLOT_DPI = 110
+BARS_PER_ROW = 7
+BAR_FIG_WIDTH = 12.5
+
+
+def bar_family(label):
+    """The rows a bar chart keeps together: the Octeon ones, and each
+    variant of the dbb-igc ones (queue_suffix)."""
+    return ("octep " if label.startswith("octe") else "") + \
+        queue_suffix(label)
+
+
+def bar_rows(keys, per_row=BARS_PER_ROW):
+    """Rows of a bar chart whose groups are of the families KEYS (one
+    key a group, in order): [range of the groups' indices], each at most
+    PER_ROW groups, a family split only when it is longer than a row."""
+    rows, cur = [], []
+    for i, key in enumerate(keys):
+        new_family = not cur or keys[cur[-1]] != key
+        rest = len([k for k in keys[i:] if k == key]) if new_family else 1
+        if cur and (len(cur) == per_row or (new_family and
+                    len(cur) + min(rest, per_row) > per_row)):
+            rows.append(range(cur[0], cur[-1] + 1))
+            cur = []
+        cur.append(i)
+    if cur:
+        rows.append(range(cur[0], cur[-1] + 1))
+    return rows
+
+
+def bar_axes(plt, labels, row_height):
+    """A figure of bar_rows() rows of LABELS' groups, one axis each on
+    one y scale, all BARS_PER_ROW groups wide: (figure, [(axis, row's
+    indices)])."""
+    rows = bar_rows([bar_family(x) for x in labels])
+    fig, axes = plt.subplots(len(rows), 1, sharey=True, squeeze=False,
+                             figsize=(BAR_FIG_WIDTH,
+                                      row_height * len(rows) + 1.0))
+    return fig, [(ax[0], r) for ax, r in zip(axes, rows)]
+
+
+def top_legend(fig, handles):
+    """A legend of the whole figure in one row under its two-line title
+    (the figure's tight_layout leaves the top inch to both)."""
+    fig.legend(handles=handles, loc="upper center", ncol=len(handles),
+               fontsize=8.5, frameon=False,
+               bbox_to_anchor=(0.5, 1 - 0.62 / fig.get_figheight()))
+
+
 def save(fig, out, name, plt):
-    fig.savefig(os.path.join(out, name), dpi=110)
+    fig.savefig(os.path.join(out, name), dpi=PLOT_DPI)
     plt.close(fig)
     return name
 

@@ -345,5 +345,30 @@ def case_spread_repeat_boots_three_configurations():
     assert runs[-1] is again[0]     # last: the spread over the whole run
 
 
+def case_bar_charts_wrap_whole_families_within_the_page():
+    # the instructions chart of a default make report: 23 groups, once
+    # one row 3,600 px wide that the 1,400 px page shrank to unreadable
+    labels = ["igc", "igc_batch off", "igc_batch skip-empty",
+              "igc_batch batched", "igc 1q", "igc_batch off 1q",
+              "igc_batch batched 1q", "igc 4q", "igc_batch batched 4q",
+              "igc both", "igc_batch off both", "igc_batch batched both",
+              "igc imix", "igc_batch batched imix", "igc ct2k",
+              "igc_batch off ct2k", "igc_batch batched ct2k", "igc ct200k",
+              "igc_batch off ct200k", "igc_batch batched ct200k",
+              "octeon_ep 0x100", "octep_fix 0x100", "octep_fix 0x400"]
+    keys = [report.bar_family(x) for x in labels]
+    rows = report.bar_rows(keys)
+    assert [i for r in rows for i in r] == list(range(len(labels))), rows
+    assert [len(r) for r in rows] == [7, 7, 6, 3], rows
+    for key in set(keys):
+        assert len([r for r in rows if any(keys[i] == key for i in r)]) \
+            == 1, (key, rows)
+    # a family longer than a row is split; nothing is lost
+    rows = report.bar_rows(["a"] * 10 + ["b"])
+    assert [len(r) for r in rows] == [7, 4], rows
+    assert report.bar_rows([]) == []
+    assert report.BAR_FIG_WIDTH * report.PLOT_DPI <= 1400
+
+
 if __name__ == "__main__":
     sys.exit(tap.run_cases(globals()))

@@ -226,6 +226,11 @@ def main():
         t.check("%s decodes, at least 500x350 and more than %d KB" % (
             ref, MIN_PNG // 1024), w >= 500 and h >= 350 and size > MIN_PNG,
             "%dx%d, %d KB" % (w, h, size // 1024))
+        if ref.startswith(("insn-", "pcie-")):
+            # bar charts wrap into rows: the page (1,400 px) shows them
+            # at full size, labels readable
+            t.check("%s no wider than the page (1,400 px)" % ref,
+                    w <= 1400, "%dx%d" % (w, h))
 
     # the data
     try:
