@@ -1480,7 +1480,8 @@ def plots(data, out):
                 ax.grid(axis="y", alpha=.3)
                 ax.yaxis.set_major_formatter(FuncFormatter(
                     lambda v, _: "{:,}".format(int(v))))
-            fig.supylabel("guest instructions (bars), MODELED cycles "
+            # two lines: a figure of one row is 4.4 in high
+            fig.supylabel("guest instructions (bars), MODELED cycles\n"
                           "(lines) per forwarded packet", fontsize=10)
             top_legend(fig, [Patch(facecolor="#888888", label="stack"),
                              Patch(facecolor="#888888", alpha=.55,
@@ -1538,7 +1539,7 @@ def plots(data, out):
                 ax.grid(axis="y", alpha=.3)
             top = max(ax.get_ylim()[1] for ax, _ in grid)
             grid[0][0].set_ylim(0, max(5.0, top * 1.12))
-            fig.supylabel("Mpps the PCIe 2.0 x1 link allows (MODELED)",
+            fig.supylabel("Mpps the PCIe 2.0 x1 link\nallows (MODELED)",
                           fontsize=10)
             top_legend(fig, [
                 Patch(facecolor="#888888", alpha=.55, hatch="//",
