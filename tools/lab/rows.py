@@ -351,8 +351,8 @@ def step_rows(ident, gen_lines, sink_lines, meas, markers=True,
         "tdt_noop_per_fwd": _ratio(noop, fwd),
         "rdt_per_rx": _ratio(rdt, rx_frames),
         "irqs_per_fwd": _ratio(d["A_irqs"] + d["B_irqs"], fwd),
-        # of them, those a received frame raised (dbb-igc counts them)
-        # (None unless both ports' models count them: a mixed router)
+        # of them, those a received frame raised (dbb-igc counts them;
+        # None unless both ports' models do: a mixed router)
         "rx_irqs_per_fwd": None if None in (d["A_irqs_rx"], d["B_irqs_rx"])
         else _ratio(d["A_irqs_rx"] + d["B_irqs_rx"], fwd),
         "insn_per_fwd": round(insn / fwd) if insn and fwd else None,
