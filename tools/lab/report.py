@@ -45,6 +45,7 @@ import datetime
 import fcntl
 import html
 import importlib.util
+import itertools
 import json
 import os
 import shlex
@@ -1577,17 +1578,17 @@ def bar_rows(keys, per_row=BARS_PER_ROW):
     key a group, in order): [range of the groups' indices], each at most
     PER_ROW groups, a family split only when it is longer than a row."""
     rows, cur = [], []
-    for i, key in enumerate(keys):
-        new_family = not cur or keys[cur[-1]] != key
-        rest = len([k for k in keys[i:] if k == key]) if new_family else 1
-        if cur and (len(cur) == per_row or (new_family and
-                    len(cur) + min(rest, per_row) > per_row)):
-            rows.append(range(cur[0], cur[-1] + 1))
+    for _, run in itertools.groupby(range(len(keys)), keys.__getitem__):
+        run = list(run)
+        if len(cur) + min(len(run), per_row) > per_row:
+            rows.append(cur)
             cur = []
-        cur.append(i)
-    if cur:
-        rows.append(range(cur[0], cur[-1] + 1))
-    return rows
+        for i in run:
+            if len(cur) == per_row:
+                rows.append(cur)
+                cur = []
+            cur.append(i)
+    return [range(r[0], r[-1] + 1) for r in rows + [cur] if r]
 
 
 def bar_axes(plt, labels, row_height):
