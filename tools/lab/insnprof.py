@@ -150,35 +150,44 @@ def top(funcs, per, n=30):
 # the same interval for 64-byte frames (EITR 50 us), yet how many
 # interrupts an emulated run takes per packet depends on how the
 # generator's bursts meet the guest's timing: the same driver took 0.27
-# and 0.66 at the same rate in two boots.  Two fixed rates of one boot
-# give each configuration a line, instructions = per_pkt + per_irq x
-# interrupts per packet, which puts every row at the same interrupts per
-# packet.  A MODEL: linear in interrupts, fitted through two points.
+# and 0.66 at the same rate in two boots.  Fixed rates of one boot give
+# each configuration a line, instructions = per_pkt + per_irq x interrupts
+# per packet, which puts every row at the same interrupts per packet.  A
+# MODEL: linear in interrupts, fitted by least squares through every
+# lossless rate (through two, a step's noise is the line's slope).
 
-MIN_IRQ_SPREAD = 0.1    # interrupts per packet between the two steps
+MIN_IRQ_SPREAD = 0.1    # interrupts per packet between the lowest and highest
 
 
-def fit(low, high, max_loss):
-    """{"per_pkt", "per_irq", "irqs": (lowest, highest)} through two
-    steps' (insn_per_fwd, irqs_per_fwd), or None when a step is missing,
-    lost more than MAX_LOSS per cent (saturated: a packet's cost is no
-    longer work plus interrupts), their interrupt rates are too close to
-    tell the two terms apart, or the line makes no sense (an interrupt
-    that costs nothing or a packet that costs nothing)."""
-    if not low or not high:
+def fit(steps, max_loss):
+    """{"per_pkt", "per_irq", "irqs": (lowest, highest), "points", "rms"}:
+    the least-squares line through STEPS' (insn_per_fwd, irqs_per_fwd),
+    leaving out a step that lost more than MAX_LOSS per cent (saturated:
+    a packet's cost is no longer work plus interrupts) or has no counts;
+    None with fewer than two steps left, their interrupt rates too close
+    to tell the two terms apart, or a line that makes no sense (an
+    interrupt or a packet that costs nothing).  RMS: the steps' distance
+    from the line, instructions per packet."""
+    pts = [(s["irqs_per_fwd"], s["insn_per_fwd"]) for s in steps or ()
+           if s and s.get("insn_per_fwd") is not None and
+           s.get("irqs_per_fwd") is not None and
+           s.get("loss_pct", 0) <= max_loss]
+    if len(pts) < 2:
         return None
-    i0, q0 = low.get("insn_per_fwd"), low.get("irqs_per_fwd")
-    i1, q1 = high.get("insn_per_fwd"), high.get("irqs_per_fwd")
-    if None in (i0, q0, i1, q1) or abs(q0 - q1) < MIN_IRQ_SPREAD:
+    qs = [q for q, _ in pts]
+    if max(qs) - min(qs) < MIN_IRQ_SPREAD:
         return None
-    if max(low.get("loss_pct", 0), high.get("loss_pct", 0)) > max_loss:
-        return None
-    per_irq = (i0 - i1) / (q0 - q1)
-    per_pkt = i1 - per_irq * q1
+    n = len(pts)
+    mq = sum(qs) / n
+    mi = sum(i for _, i in pts) / n
+    per_irq = sum((q - mq) * (i - mi) for q, i in pts) / \
+        sum((q - mq) ** 2 for q in qs)
+    per_pkt = mi - per_irq * mq
     if per_irq <= 0 or per_pkt <= 0:
         return None
+    rms = (sum((i - per_pkt - per_irq * q) ** 2 for q, i in pts) / n) ** .5
     return {"per_pkt": per_pkt, "per_irq": per_irq,
-            "irqs": (min(q0, q1), max(q0, q1))}
+            "irqs": (min(qs), max(qs)), "points": n, "rms": rms}
 
 
 def at_irqs(line, irqs):
@@ -191,25 +200,26 @@ def at_irqs(line, irqs):
 
 def matched_irqs(own, base):
     """Where to read OWN's line against BASE, a step of another driver at
-    the same rate: BASE's receive interrupts per packet (how many a run
-    takes is the emulated timing's) plus OWN's others, the transmit
-    completions its own doorbells raise (one per doorbell: fewer
-    doorbells, fewer of them, and that saving is the driver's).  BASE's
-    total where a step does not count receive interrupts; None without
-    both totals."""
+    the same rate: BASE's receive interrupts per packet (how many polls a
+    run takes is the emulated timing's) times OWN's interrupts per receive
+    interrupt (the transmit completions each poll's doorbells bring: one
+    per doorbell that finds its vector unmasked, so fewer doorbells a
+    poll, fewer of them, and that saving is the driver's).  BASE's total
+    where a step does not count receive interrupts or OWN took none;
+    None without both totals."""
     if not own or not base:
         return None
     q, bq = own.get("irqs_per_fwd"), base.get("irqs_per_fwd")
     rx, brx = own.get("rx_irqs_per_fwd"), base.get("rx_irqs_per_fwd")
     if q is None or bq is None:
         return None
-    if rx is None or brx is None:
+    if not rx or brx is None:
         return bq
-    return q - rx + brx
+    return brx * q / rx
 
 
 def extrapolated(line, irqs):
-    """Is IRQS further outside LINE's two points than they are apart?
-    (Read there, the line is a guess.)"""
+    """Is IRQS further outside the interrupts of LINE's steps than they
+    spread?  (Read there, the line is a guess.)"""
     lo, hi = line["irqs"]
     return irqs < lo - (hi - lo) or irqs > hi + (hi - lo)

@@ -195,15 +195,24 @@ def ramp(n, top):
     return [2000, 20000] + [int(round(r, -3)) for r in rest]
 
 
+def insn_rates(a):
+    """The instruction runs' rates: A.insn_rates of them, evenly up to
+    the fixed rate (2: half of it and it)."""
+    n = a.insn_rates
+    return [int(round(a.fixed * i / n, -2)) for i in range(1, n + 1)]
+
+
 def plan(a):
     """[(run name, kernel, router args, labels, modes, steps per config)]"""
     runs = []
     step_s = str(a.step_seconds)
-    # instruction runs of the dbb-igc rows: half the fixed rate, then the
-    # fixed rate (their fit puts every row at its baseline's receive
-    # interrupts)
-    fx = ["--steps", "%s,%s" % (krate(a.fixed // 2), krate(a.fixed)),
+    # instruction runs of the dbb-igc rows: --insn-rates evenly up to the
+    # fixed rate (the line through them puts every row at its baseline's
+    # receive interrupts), --insn-seconds a step
+    fx = ["--steps", ",".join(krate(r) for r in insn_rates(a)),
           "--profile", str(PROFILE_TOP)]
+    insn_s = str(a.insn_seconds)
+    nfx = a.insn_rates
     for k in a.kernel:
         if a.smoke:
             labels = ["igc", "igc_batch batched"]
@@ -216,7 +225,7 @@ def plan(a):
                          labels, ["stack"], 2))
             runs.append(("igc-insn", k, ["--mode", "stack"] + fx + [
                 "--step-seconds", "1", "--rss", "same", "--insn"],
-                labels, ["stack"], 2))
+                labels, ["stack"], nfx))
             runs.append(("igc-both-rates", k, [
                 "--mode", "stack", "--both-ways", "--steps",
                 krate(a.fixed), "--step-seconds", "1", "--rss", "same"],
@@ -230,7 +239,7 @@ def plan(a):
                 str(CT_ROWS["ct2k"])] + fx + [
                 "--step-seconds", "1", "--rss", "same", "--insn", "--smp",
                 "1", "--queues", "1"], ["igc ct2k", "igc_batch batched ct2k"],
-                ["stack"], 2))
+                ["stack"], nfx))
             continue
         st = ramp(a.steps, 80000)
         xd = ramp(a.steps, 140000)
@@ -254,8 +263,8 @@ def plan(a):
             nst))
         rates = runs[-1]
         runs.append(("igc-insn", k, ["--mode", "stack,xdp"] + fx + [
-            "--step-seconds", step_s, "--rss", "same", "--insn"],
-            IGC, ["stack", "xdp"], 4))
+            "--step-seconds", insn_s, "--rss", "same", "--insn"],
+            IGC, ["stack", "xdp"], 2 * nfx))
         if not a.no_queues:
             for q, n in QUEUE_ROWS.items():
                 labels = ["igc " + q, "igc_batch batched " + q]
@@ -270,8 +279,8 @@ def plan(a):
                               "igc_batch batched 1q"]
                 runs.append(("igc-%s-insn" % q, k, [
                     "--mode", ",".join(more)] + fx + [
-                    "--step-seconds", step_s, "--rss", "same", "--insn"] +
-                    qargs, labels, more, 2 * len(more)))
+                    "--step-seconds", insn_s, "--rss", "same", "--insn"] +
+                    qargs, labels, more, nfx * len(more)))
         if not a.no_both:
             margs, nst = ramps(more)
             runs.append(("igc-both-rates", k, margs + [
@@ -279,8 +288,8 @@ def plan(a):
                 "--accel", "tcg,thread=multi"] + until, BOTH, more, nst))
             runs.append(("igc-both-insn", k, [
                 "--mode", ",".join(more), "--both-ways"] + fx + [
-                "--step-seconds", step_s, "--rss", "same",
-                "--insn"], BOTH, more, 2 * len(more)))
+                "--step-seconds", insn_s, "--rss", "same",
+                "--insn"], BOTH, more, nfx * len(more)))
         if not a.no_imix:
             margs, nst = ramps(["stack"])
             runs.append(("igc-imix-rates", k, margs + [
@@ -289,15 +298,16 @@ def plan(a):
                 nst))
             runs.append(("igc-imix-insn", k, [
                 "--mode", "stack", "--size", "imix"] + fx + [
-                "--step-seconds", step_s, "--rss", "same", "--insn"],
-                IMIX, ["stack"], 2))
+                "--step-seconds", insn_s, "--rss", "same", "--insn"],
+                IMIX, ["stack"], nfx))
         if not a.no_conntrack:
             for c, flows in CT_ROWS.items():
                 runs.append(("igc-%s-insn" % c, k, [
                     "--mode", "stack", "--conntrack", "--flows", str(flows)
-                ] + fx + ["--step-seconds", step_s,
+                ] + fx + ["--step-seconds", insn_s,
                           "--rss", "same", "--insn", "--smp", "1", "--queues",
-                          "1"], [lab + " " + c for lab in CT], ["stack"], 2))
+                          "1"], [lab + " " + c for lab in CT], ["stack"],
+                    nfx))
         # the ramps again in new boots, last: the spread of the ratios to
         # igc, and of off's latency for the latency bar (skip-empty's
         # ratio is shown from its one boot)
@@ -548,8 +558,10 @@ def summarize(runs, fixed):
             else:
                 c.setdefault("insn_rows", []).append(r)
     for c in out.values():
-        # the fixed rate's step, and before it (two-rate runs) the low one
+        # every rate of the instruction run; the fixed rate's is the last,
+        # the lowest rate's the first
         rs = sorted(c.pop("insn_rows", []), key=lambda r: r["target_pps"])
+        c["insn_steps"] = rs
         if rs:
             c["insn_step"] = rs[-1]
         if len(rs) > 1:
@@ -603,8 +615,11 @@ def summarize(runs, fixed):
             "pcie_over": pcie.model(over.get("pcie_counts")) if over
             else None,
         })
-        # MODELED: instructions against interrupts, through both steps
-        c["insn_fit"] = insnprof.fit(c.get("insn_low"), ins, LOSS)
+        # MODELED: instructions against interrupts, through every rate
+        c["insn_fit"] = insnprof.fit(c["insn_steps"], LOSS)
+        # and on that line at the fixed rate's own interrupts
+        c["insn_on_line"] = insnprof.at_irqs(c["insn_fit"],
+                                             ins.get("irqs_per_fwd"))
         mm = c["insn_mmio_per_pkt"] or {}
         c["cycles_per_pkt"] = pcie.cycles(
             c["insn_per_pkt"], None if mm.get("tx_tail") is None else
@@ -643,9 +658,9 @@ def summarize(runs, fixed):
                            if b and b["insn_per_pkt"] and c["insn_per_pkt"]
                            else None)
         # at the baseline's receive interrupts per packet (the baseline:
-        # its own count)
+        # on its own line at its own interrupts, its count without a line)
         c["insn_at_base_irqs"] = (
-            c["insn_per_pkt"] if b is c else insnprof.at_irqs(
+            base_insn(c) if b is c else insnprof.at_irqs(
                 c["insn_fit"], insnprof.matched_irqs(
                     c["insn_step"], b["insn_step"])) if b else None)
         c["stalled"] = bool(c["ramp"]) and c["sat_pps"] < 1000 and \
@@ -660,15 +675,25 @@ def summarize(runs, fixed):
         c["mode"]))
 
 
+def base_insn(c, step=None):
+    """A baseline's instructions per packet at STEP (default: the fixed
+    rate's): on its own line at the step's own interrupts (MODELED, the
+    figure a row's line is read against), its count without a line."""
+    step = step or c.get("insn_step") or {}
+    return insnprof.at_irqs(c.get("insn_fit"), step.get("irqs_per_fwd")) \
+        or step.get("insn_per_fwd")
+
+
 def insn_bars(who, c, u):
     """Batched C's instructions per packet at most igc U's, at each fixed
-    rate of the instruction run: at U's receive interrupts per packet
-    (insnprof.matched_irqs()) on C's line (MODELED) where C has one, else
-    counted against counted."""
+    rate of the instruction run: C's line at U's receive interrupts per
+    packet (insnprof.matched_irqs()) against U's line at its own, both
+    MODELED, where both have one; else counted against counted."""
     res = []
-    for key in ("insn_low", "insn_step"):
-        cs, us = c.get(key), u.get(key)
-        if not cs or not us or not cs.get("insn_per_fwd") or \
+    ups = {s["target_pps"]: s for s in u.get("insn_steps", ())}
+    for cs in c.get("insn_steps", ()):
+        us = ups.get(cs["target_pps"])
+        if not us or not cs.get("insn_per_fwd") or \
                 not us.get("insn_per_fwd"):
             continue
         if max(cs.get("loss_pct", 0), us.get("loss_pct", 0)) > LOSS:
@@ -676,17 +701,20 @@ def insn_bars(who, c, u):
         rate = krate(us["target_pps"])
         q = insnprof.matched_irqs(cs, us)
         at = insnprof.at_irqs(c["insn_fit"], q)
-        if at:
+        ref = insnprof.at_irqs(u["insn_fit"], us["irqs_per_fwd"])
+        if at and ref:
             far = insnprof.extrapolated(c["insn_fit"], q)
             res.append((
                 "%s at %s pps: batched guest instructions per packet at "
-                "most igc's at igc's receive interrupts per packet with its "
-                "own transmit ones (%d at %.2f vs %d at %.2f; MODELED from "
-                "both rates%s; counted: %d at %.2f)" % (
-                    who, rate, at, q, us["insn_per_fwd"], us["irqs_per_fwd"],
-                    ", read far outside them" if far else "",
-                    cs["insn_per_fwd"], cs["irqs_per_fwd"]),
-                at <= us["insn_per_fwd"]))
+                "most igc's at igc's receive interrupts per packet (%d at "
+                "%.2f vs %d at %.2f; MODELED: each row's line through its "
+                "%d and %d rates%s; counted: %d at %.2f vs %d at %.2f)" % (
+                    who, rate, at, q, ref, us["irqs_per_fwd"],
+                    c["insn_fit"]["points"], u["insn_fit"]["points"],
+                    ", read far outside its steps" if far else "",
+                    cs["insn_per_fwd"], cs["irqs_per_fwd"],
+                    us["insn_per_fwd"], us["irqs_per_fwd"]),
+                at <= ref))
         else:
             res.append((
                 "%s at %s pps: batched guest instructions per packet at "
@@ -853,18 +881,18 @@ def main_table(configs, fixed):
 
 INSN_NOTE = (
     "Guest instructions per forwarded packet, counted by the dbb_insn "
-    "plugin at two fixed rates of one boot (single-threaded TCG), with "
+    "plugin at several fixed rates of one boot (single-threaded TCG), with "
     "interrupts per packet counted by the models.  Below saturation a "
     "packet costs its own work plus its share of the interrupts that woke "
     "the poll for it, and how many interrupts an emulated run takes per "
     "packet depends on how the generator's bursts meet the guest's timing "
     "(both drivers program the same 50 us interval for these frames).  "
-    "MODELED: the line through the two steps, instructions = per packet + "
-    "per interrupt x interrupts per packet, gives each row's count at its "
-    "baseline's receive interrupts per packet plus its own transmit ones "
-    "(a transmit interrupt follows a doorbell: fewer doorbells, fewer of "
-    "them, the driver's saving); the bar is judged on it, at each of the "
-    "two rates.")
+    "MODELED: the least-squares line through the rates, instructions = "
+    "per packet + per interrupt x interrupts per packet, reads each row at "
+    "its baseline's receive interrupts per packet (the timing's) times its "
+    "own interrupts per receive interrupt (the transmit completions its "
+    "doorbells bring: the driver's), and the baseline on its own line at "
+    "its own; the bar is judged there, at each rate.")
 
 
 def irqs_cell(r):
@@ -876,13 +904,15 @@ def irqs_cell(r):
 
 
 def insn_table(configs):
-    """Both instruction steps, the line through them and the count at
-    the baseline's receive interrupts per packet."""
+    """The lowest and the fixed rate's steps, the line through every
+    rate and the count at the baseline's receive interrupts per
+    packet."""
     heads = ["kernel", "configuration", "mode",
-             "insn/pkt (irqs/pkt, receive) low",
+             "insn/pkt (irqs/pkt, receive) lowest rate",
              "insn/pkt (irqs/pkt, receive) fixed", "per packet MODELED",
-             "per interrupt MODELED", "at baseline's receive irqs MODELED",
-             "× baseline at its irqs"]
+             "per interrupt MODELED", "line: rates, rms",
+             "at baseline's receive irqs MODELED",
+             "× baseline on its line"]
     rows = []
     by = {(c["kernel"], c["config"], c["mode"]): c for c in configs}
     for c in configs:
@@ -899,9 +929,11 @@ def insn_table(configs):
             "{:,} ({})".format(c["insn_per_pkt"], irqs_cell(c["insn_step"])),
             thousands(line and line["per_pkt"]),
             thousands(line and line["per_irq"]),
+            "%d, ±%s" % (line["points"], thousands(line["rms"]))
+            if line else "–",
             thousands(at),
-            fmt(at / b["insn_per_pkt"] if at and b and b["insn_per_pkt"]
-                else None, "%.2f")])
+            fmt(at / b["insn_at_base_irqs"]
+                if at and b and b["insn_at_base_irqs"] else None, "%.2f")])
     return heads, rows
 
 
@@ -1777,10 +1809,10 @@ def summary_line(data):
             if b["tdt_at_over"] is not None and u["tdt_at_over"] is not None:
                 s += ", %.3f vs %.3f doorbells/pkt" % (b["tdt_at_over"],
                                                        u["tdt_at_over"])
-            if b["insn_at_base_irqs"] and u["insn_per_pkt"]:
+            if b["insn_at_base_irqs"] and u["insn_at_base_irqs"]:
                 s += (", %d vs %d insn/pkt at igc's receive irqs "
                       "(MODELED)" % (b["insn_at_base_irqs"],
-                                     u["insn_per_pkt"]))
+                                     u["insn_at_base_irqs"]))
             elif b["insn_per_pkt"] and u["insn_per_pkt"]:
                 s += ", %d vs %d insn/pkt" % (b["insn_per_pkt"],
                                               u["insn_per_pkt"])
@@ -1827,6 +1859,13 @@ def parse_args(argv):
     ap.add_argument("--fixed", type=int, default=20000,
                     help="offered pps of the instruction-count step and "
                     "the @fixed columns (default 20000)")
+    ap.add_argument("--insn-rates", type=int,
+                    help="rates of each instruction-count run, evenly up "
+                    "to --fixed; the line through them is what rows are "
+                    "compared on (default 4; --full 6; --smoke 2)")
+    ap.add_argument("--insn-seconds", type=int,
+                    help="seconds per instruction-count step (default 1; "
+                    "--full 2)")
     ap.add_argument("--no-octep", action="store_true",
                     help="leave out the octeon_ep / octep_fix rows")
     ap.add_argument("--no-queues", action="store_true",
@@ -1858,6 +1897,10 @@ def parse_args(argv):
         ap.error("--steps must be at least 2")
     a.step_seconds = a.step_seconds or (3 if a.full else 2)
     a.repeat = a.repeat or (3 if a.full else 2)
+    a.insn_rates = a.insn_rates or (2 if a.smoke else 6 if a.full else 4)
+    if a.insn_rates < 2:
+        ap.error("--insn-rates must be at least 2 (a line needs two)")
+    a.insn_seconds = a.insn_seconds or (2 if a.full else 1)
     a.out = os.path.abspath(a.out or os.path.join(
         REPO, "build", "report-smoke" if a.smoke else "report"))
     # Documentation/ gets the table of the default output only: a run

@@ -257,8 +257,8 @@ def main():
         line = c.get("insn_fit")
         # the report's line is the one fitted to these two steps (none
         # where insnprof.fit() refuses them), through both of them
-        want = insnprof.fit(low, fix, report.LOSS) if low else None
-        through = line and all(
+        want = insnprof.fit([low, fix], report.LOSS) if low else None
+        through = line and line["points"] == 2 and all(
             abs(line["per_pkt"] + line["per_irq"] * r["irqs_per_fwd"] -
                 r["insn_per_fwd"]) < 1 for r in (low, fix))
         t.check("report.json: %s has both instruction steps (half the "
