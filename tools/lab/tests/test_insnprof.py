@@ -245,8 +245,8 @@ def case_report_reads_four_queues_at_igcs_receive_timing():
     assert len(bars) == 2 and all(ok for _, ok in bars), bars
     assert "7381 at 1.64 vs 7640 at 1.69" in bars[0][0], bars[0][0]
     # another boot, four rates: counted at 10k batched 8,032 at 1.91
-    # (0.97 receive) to igc's 6,857 at 1.35 (0.65); each line through all
-    # four rates, batched's read at igc's receive timing: below at each
+    # (0.97 receive) to igc's 6,857 at 1.35 (0.65); batched's line through
+    # all four, read in igc's receive timing: below igc's count at each
     rows = [insn_row(c, "stack", pps, i, q, rx=rx)
             for c, steps in (
                 ("igc 4q", ((5000, 8479, 1.856, 0.9247),
@@ -260,14 +260,14 @@ def case_report_reads_four_queues_at_igcs_receive_timing():
             for pps, i, q, rx in steps]
     confs, bars = judged(rows, ("--steps", "5k,10k,15k,20k"))
     assert len(bars) == 4 and all(ok for _, ok in bars), bars
-    assert all("line through its 4 and 4 rates" in t for t, _ in bars), bars
+    assert all("line through 4 rates" in t for t, _ in bars), bars
     c = next(x for x in confs if x["config"] == "igc 4q")
     assert c["insn_low"]["target_pps"] == 5000
     assert len(c["insn_steps"]) == 4
-    # batched 800 instructions a packet dearer (its line 362 to 744
-    # below igc's): NOT MET at every rate
+    # batched 900 instructions a packet dearer (its line 350 to 809
+    # below igc's counts): NOT MET at every rate
     for r in rows[4:]:
-        r["insn_per_fwd"] += 800
+        r["insn_per_fwd"] += 900
     _, bars = judged(rows, ("--steps", "5k,10k,15k,20k"))
     assert len(bars) == 4 and not any(ok for _, ok in bars), bars
 
@@ -401,6 +401,34 @@ def case_rate_bar_counts_the_guests_losses():
     got = [(t, ok) for t, ok in report.bars(report.summarize([run], 20000))
            if "forwards at least as much" in t]
     assert [ok for _, ok in got] == [None] and "not judged" in got[0][0], got
+
+
+def case_rate_bar_not_judged_when_no_guest_lost_a_frame():
+    # make report of 6052072, XDP_REDIRECT: batched's CPUs 88 % busy at
+    # 40k, but every frame it lost QEMU's input dropped on the host; igc
+    # forwarded all 40k; neither guest lost a frame.  Judged on the CPU
+    # figure that was NOT MET (36.9 vs 40.0 kpps: QEMU's input, not the
+    # drivers; the repeat boot had 43.9 vs 42.3)
+    def x(config, pps, fwd, busy, host):
+        return dict(ramp_row(config, pps, fwd, 0.2, busy, 0, host),
+                    mode="xdp", queues=2)
+    rows = [x("igc", 40000, 40000, 76.3, 0),
+            x("igc", 60000, 41300, 75.3, 18700),
+            x("igc_batch batched", 40000, 36255, 88.0, 3745),
+            x("igc_batch batched", 60000, 38450, 84.2, 21550)]
+    run = {"name": "igc-rates", "kernel": "6.1", "args": [], "meta": {},
+           "rows": rows}
+    got = [(t, ok) for t, ok in report.bars(report.summarize([run], 20000))
+           if "forwards at least as much" in t]
+    assert [ok for _, ok in got] == [None], got
+    assert "not judged" in got[0][0] and "6.1 xdp" in got[0][0], got
+    # the same with 2 % of batched's 60k frames lost in the guest (its
+    # receive ring ran out): judged, and not met
+    rows[3] = x("igc_batch batched", 60000, 37250, 84.2, 21550)
+    rows[3]["rx_dropped"] = 1200
+    got = [ok for t, ok in report.bars(report.summarize([run], 20000))
+           if "forwards at least as much" in t]
+    assert got == [False], got
 
 
 def case_spread_repeat_boots_three_configurations():
