@@ -152,7 +152,7 @@ def top(funcs, per, n=30):
 # generator's bursts meet the guest's timing: the same driver took 0.27
 # and 0.66 at the same rate in two boots.  Fixed rates of one boot give
 # each configuration a line, instructions = per_pkt + per_irq x interrupts
-# per packet, which puts every row at the same interrupts per packet.  A
+# per packet, on which a row is read in its baseline's timing.  A
 # MODEL: linear in interrupts, fitted by least squares through every
 # lossless rate (through two, a step's noise is the line's slope).
 

@@ -19,8 +19,9 @@ Per kernel, each a separate guest boot with every configuration in it
                until two steps in a row lose more than 1 %; run again at
                the end in a new boot (--repeat) for the spread of ratios
   igc-insn     single-threaded TCG with the instruction counter: the same
-               configurations and modes, one fixed-rate step each: guest
-               instructions per forwarded packet (counted, not timed)
+               configurations and modes, --insn-rates fixed rates each:
+               guest instructions per forwarded packet (counted, not
+               timed)
   igc-1q-*     igc and igc_batch batched, stack forwarding, one queue per
   igc-4q-*     port on one vCPU ("igc 1q": FreeBSD's single-core runs)
                and four on four vCPUs ("4q": its ramps), a ramp and an
@@ -199,7 +200,9 @@ def insn_rates(a):
     """The instruction runs' rates: A.insn_rates of them, evenly up to
     the fixed rate (2: half of it and it)."""
     n = a.insn_rates
-    return [int(round(a.fixed * i / n, -2)) for i in range(1, n + 1)]
+    # rounded to 100 pps below the fixed rate, which stays exact
+    return [int(round(a.fixed * i / n, -2)) for i in range(1, n)] + \
+        [a.fixed]
 
 
 def plan(a):
@@ -224,7 +227,7 @@ def plan(a):
                                           "--rss", "same"],
                          labels, ["stack"], 2))
             runs.append(("igc-insn", k, ["--mode", "stack"] + fx + [
-                "--step-seconds", "1", "--rss", "same", "--insn"],
+                "--step-seconds", insn_s, "--rss", "same", "--insn"],
                 labels, ["stack"], nfx))
             runs.append(("igc-both-rates", k, [
                 "--mode", "stack", "--both-ways", "--steps",
@@ -237,7 +240,7 @@ def plan(a):
             runs.append(("igc-ct2k-insn", k, [
                 "--mode", "stack", "--conntrack", "--flows",
                 str(CT_ROWS["ct2k"])] + fx + [
-                "--step-seconds", "1", "--rss", "same", "--insn", "--smp",
+                "--step-seconds", insn_s, "--rss", "same", "--insn", "--smp",
                 "1", "--queues", "1"], ["igc ct2k", "igc_batch batched ct2k"],
                 ["stack"], nfx))
             continue
@@ -655,11 +658,14 @@ def summarize(runs, fixed):
                            if b and b["insn_per_pkt"] and c["insn_per_pkt"]
                            else None)
         # at the baseline's receive interrupts per packet (the baseline:
-        # its own count)
+        # its own count); none where either fixed-rate step lost more
+        # than LOSS (saturated or stalled), as the bar skips it
+        lossy = not b or max((s or {}).get("loss_pct", 0) for s in (
+            c["insn_step"], b["insn_step"])) > LOSS
         c["insn_at_base_irqs"] = (
-            c["insn_per_pkt"] if b is c else insnprof.at_irqs(
-                c["insn_fit"], insnprof.matched_irqs(
-                    c["insn_step"], b["insn_step"])) if b else None)
+            None if lossy else c["insn_per_pkt"] if b is c else
+            insnprof.at_irqs(c["insn_fit"], insnprof.matched_irqs(
+                c["insn_step"], b["insn_step"])))
         c["stalled"] = bool(c["ramp"]) and c["sat_pps"] < 1000 and \
             all(r["loss_pct"] > 50 for r in c["ramp"])
     # each queue-count row after the two-queue rows of its family
@@ -1517,8 +1523,8 @@ def plots(data, out):
                        "(dotted: %d)" % (pcie.CPI, pcie.RING_CYCLES[1],
                                          pcie.RING_CYCLES[0])),
                 Line2D([], [], color="black", marker="D", ms=5, mec="white",
-                       ls="", label="MODELED instructions at the upstream "
-                       "driver's interrupts per packet")][
+                       ls="", label="MODELED instructions in the upstream "
+                       "driver's receive timing")][
                            :None if diamonds else -1])
             fig.suptitle("%s: guest instructions per forwarded packet at "
                          "%s pps offered\ncounted (dbb_insn plugin, "
@@ -1710,8 +1716,8 @@ def page(data, pngs):
              "the instruction counter, with interrupts per packet of that "
              "step. Instruction counts are counted, not timed, but they "
              "follow interrupts per packet, which timing sets: the "
-             "instructions table below compares the rows at equal "
-             "interrupts per packet.</p>" % (LOSS, krate(fixed)))
+             "instructions table below reads each row in its baseline's "
+             "receive timing.</p>" % (LOSS, krate(fixed)))
     b.append(html_table(h1, r1, "main"))
     for title, note, table, cls in (
             ("Register accesses per packet, by kind",
@@ -1857,7 +1863,7 @@ def parse_args(argv):
                     "compared on (default 4; --full 6; --smoke 2)")
     ap.add_argument("--insn-seconds", type=int,
                     help="seconds per instruction-count step (default 1; "
-                    "--full 2)")
+                    "--full 2; --smoke 1)")
     ap.add_argument("--no-octep", action="store_true",
                     help="leave out the octeon_ep / octep_fix rows")
     ap.add_argument("--no-queues", action="store_true",
@@ -1889,10 +1895,17 @@ def parse_args(argv):
         ap.error("--steps must be at least 2")
     a.step_seconds = a.step_seconds or (3 if a.full else 2)
     a.repeat = a.repeat or (3 if a.full else 2)
-    a.insn_rates = a.insn_rates or (2 if a.smoke else 6 if a.full else 4)
+    if a.insn_rates is None:
+        a.insn_rates = 2 if a.smoke else 6 if a.full else 4
     if a.insn_rates < 2:
         ap.error("--insn-rates must be at least 2 (a line needs two)")
-    a.insn_seconds = a.insn_seconds or (2 if a.full else 1)
+    if a.insn_seconds is None:
+        a.insn_seconds = 2 if a.full and not a.smoke else 1
+    if a.insn_seconds < 1:
+        ap.error("--insn-seconds must be at least 1")
+    if a.fixed < 1000 * a.insn_rates:
+        ap.error("--fixed %d is too low for %d instruction rates (at least "
+                 "1,000 pps apart)" % (a.fixed, a.insn_rates))
     a.out = os.path.abspath(a.out or os.path.join(
         REPO, "build", "report-smoke" if a.smoke else "report"))
     # Documentation/ gets the table of the default output only: a run
