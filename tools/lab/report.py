@@ -1859,11 +1859,12 @@ def parse_args(argv):
                     "the @fixed columns (default 20000)")
     ap.add_argument("--insn-rates", type=int,
                     help="rates of each instruction-count run, evenly up "
-                    "to --fixed; the line through them is what rows are "
-                    "compared on (default 4; --full 6; --smoke 2)")
+                    "to --fixed; rows are compared on the least-squares "
+                    "line through them (default 2: half the fixed rate "
+                    "and the fixed rate; --full 4)")
     ap.add_argument("--insn-seconds", type=int,
-                    help="seconds per instruction-count step (default 1; "
-                    "--full 2; --smoke 1)")
+                    help="seconds per instruction-count step (default: "
+                    "--step-seconds; --smoke 1)")
     ap.add_argument("--no-octep", action="store_true",
                     help="leave out the octeon_ep / octep_fix rows")
     ap.add_argument("--no-queues", action="store_true",
@@ -1896,11 +1897,11 @@ def parse_args(argv):
     a.step_seconds = a.step_seconds or (3 if a.full else 2)
     a.repeat = a.repeat or (3 if a.full else 2)
     if a.insn_rates is None:
-        a.insn_rates = 2 if a.smoke else 6 if a.full else 4
+        a.insn_rates = 4 if a.full and not a.smoke else 2
     if a.insn_rates < 2:
         ap.error("--insn-rates must be at least 2 (a line needs two)")
     if a.insn_seconds is None:
-        a.insn_seconds = 2 if a.full and not a.smoke else 1
+        a.insn_seconds = 1 if a.smoke else a.step_seconds
     if a.insn_seconds < 1:
         ap.error("--insn-seconds must be at least 1")
     if a.fixed < 1000 * a.insn_rates:

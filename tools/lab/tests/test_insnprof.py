@@ -301,16 +301,17 @@ def case_report_leaves_out_a_lossy_rate():
 
 
 def case_plan_counts_the_instruction_rates():
-    # default: 5k, 10k, 15k, 20k of 1 s; --full six of 2 s; --smoke two
-    # of 1 s; the progress count is rates x modes
+    # default: 10k and 20k of 2 s (--step-seconds); --full four of 3 s;
+    # --smoke two of 1 s; the progress count is rates x modes
     def insn_runs(argv):
         a = report.parse_args(argv)
         return [r for r in report.plan(a) if r[0].endswith("-insn") and
                 r[0].startswith("igc")]
-    for argv, rates, secs in (([], "5k,10k,15k,20k", "1"),
-                              (["--full"], "3.3k,6.7k,10k,13.3k,16.7k,20k",
-                               "2"),
+    for argv, rates, secs in (([], "10k,20k", "2"),
+                              (["--full"], "5k,10k,15k,20k", "3"),
                               (["--smoke"], "10k,20k", "1"),
+                              (["--insn-rates", "6", "--insn-seconds", "1"],
+                               "3.3k,6.7k,10k,13.3k,16.7k,20k", "1"),
                               (["--insn-rates", "3", "--insn-seconds", "3",
                                 "--fixed", "12345"], "4.1k,8.2k,12.345k",
                                "3")):
@@ -323,7 +324,7 @@ def case_plan_counts_the_instruction_rates():
                 (argv, name, args)
             assert n == len(rates.split(",")) * len(modes), (argv, name, n)
     for bad in (["--insn-rates", "1"], ["--insn-seconds", "0"],
-                ["--fixed", "3000"]):
+                ["--fixed", "1500"], ["--full", "--fixed", "3000"]):
         try:
             with contextlib.redirect_stderr(io.StringIO()):
                 report.parse_args(bad)
