@@ -206,6 +206,14 @@ def case_report_judges_at_igcs_interrupts():
     assert len(bars) == 2 and not any(ok for _, ok in bars), bars
 
 
+def two_rates(suffix, igc, batched):
+    """Stack rows of igc and batched (+ SUFFIX) at 10k and 20k from
+    (instructions, interrupts, receive interrupts) a packet."""
+    return [insn_row(c + suffix, "stack", pps, i, q, rx=rx)
+            for c, steps in (("igc", igc), ("igc_batch batched", batched))
+            for pps, (i, q, rx) in zip((10000, 20000), steps)]
+
+
 def case_report_matches_receive_interrupts_only():
     # one way, conntrack, 10k and 20k as a run counted them: batched rings
     # port B once a burst, so its transmit interrupts (total - receive)
@@ -213,12 +221,8 @@ def case_report_matches_receive_interrupts_only():
     # batched's line reads 8,581 > 8,373; at igc's receive interrupts with
     # batched's own interrupts a receive one (0.798 x 1.3315 / 0.8354 =
     # 1.27) 7,888
-    rows = [insn_row("igc", "stack", 10000, 8373, 1.5929, rx=0.798),
-            insn_row("igc", "stack", 20000, 6418, 0.5269, rx=0.4937),
-            insn_row("igc_batch batched", "stack", 10000, 8017, 1.3315,
-                     rx=0.8354),
-            insn_row("igc_batch batched", "stack", 20000, 6370, 0.5694,
-                     rx=0.6714)]
+    rows = two_rates("", ((8373, 1.5929, 0.798), (6418, 0.5269, 0.4937)),
+                     ((8017, 1.3315, 0.8354), (6370, 0.5694, 0.6714)))
     confs, bars = judged(rows)
     assert len(bars) == 2 and all(ok for _, ok in bars), bars
     assert "7888 at 1.27 vs 8373 at 1.59" in bars[0][0], bars[0][0]
@@ -239,12 +243,8 @@ def case_report_reads_four_queues_at_igcs_receive_timing():
     # receive ones (1.76) put its line at 7,686 > 7,640: NOT MET on the
     # boot's timing, not the driver.  At igc's receive interrupts with
     # its own 1.97 interrupts a receive one (1.64): 7,381
-    rows = [insn_row("igc 4q", "stack", 10000, 7640, 1.6885, rx=0.8292),
-            insn_row("igc 4q", "stack", 20000, 4576, 0.2643, rx=0.1233),
-            insn_row("igc_batch batched 4q", "stack", 10000, 8000, 1.8924,
-                     rx=0.9597),
-            insn_row("igc_batch batched 4q", "stack", 20000, 5373, 0.7989,
-                     rx=0.4684)]
+    rows = two_rates(" 4q", ((7640, 1.6885, 0.8292), (4576, 0.2643, 0.1233)),
+                     ((8000, 1.8924, 0.9597), (5373, 0.7989, 0.4684)))
     _, bars = judged(rows)
     assert len(bars) == 2 and all(ok for _, ok in bars), bars
     assert "7381 at 1.64 vs 7640 at 1.69" in bars[0][0], bars[0][0]
