@@ -878,8 +878,8 @@ def main_table(configs, fixed):
 
 INSN_NOTE = (
     "Guest instructions per forwarded packet, counted by the dbb_insn "
-    "plugin at several fixed rates of one boot (single-threaded TCG), with "
-    "interrupts per packet counted by the models.  Below saturation a "
+    "plugin at two or more fixed rates of one boot (single-threaded TCG), "
+    "with interrupts per packet counted by the models.  Below saturation a "
     "packet costs its own work plus its share of the interrupts that woke "
     "the poll for it, and how many interrupts an emulated run takes per "
     "packet depends on how the generator's bursts meet the guest's timing "
