@@ -495,6 +495,7 @@ void igcb_tx_ring_free(struct igcb_tx_ring *ring);
 void igcb_tx_ring_configure(struct igcb_tx_ring *ring);
 void igcb_tx_ring_disable(struct igcb_tx_ring *ring);
 void igcb_tx_ring_drop_all(struct igcb_tx_ring *ring);
+void igcb_tx_unmap(struct igcb_tx_ring *ring, struct igcb_tx_buf *b);
 void igcb_tx_setup_tctl(struct igcb_adapter *a);
 netdev_tx_t igcb_xmit(struct sk_buff *skb, struct net_device *netdev);
 bool igcb_tx_clean(struct igcb_tx_ring *ring, int napi_budget);

@@ -51,7 +51,7 @@ void igcb_tx_ring_free(struct igcb_tx_ring *ring)
 	ring->bufs = NULL;
 }
 
-static void igcb_tx_unmap(struct igcb_tx_ring *ring, struct igcb_tx_buf *b)
+void igcb_tx_unmap(struct igcb_tx_ring *ring, struct igcb_tx_buf *b)
 {
 	if (!b->len)
 		return;

@@ -41,35 +41,35 @@ static int igcb_xdp_queue(struct igcb_tx_ring *ring, struct xdp_frame *xdpf,
 
 	for (f = 0; f <= nr; f++) {
 		struct igcb_tx_buf *b = &ring->bufs[i];
-		unsigned int size;
-		struct page *page;
-		unsigned int off;
+		const skb_frag_t *frag = f ? &sh->frags[f - 1] : NULL;
+		unsigned int size = f ? skb_frag_size(frag) : xdpf->len;
 		dma_addr_t dma;
 
-		if (!f) {
-			page = virt_to_head_page(xdpf->data);
-			off = xdpf->data - page_address(page);
-			size = xdpf->len;
-		} else {
-			page = skb_frag_page(&sh->frags[f - 1]);
-			off = skb_frag_off(&sh->frags[f - 1]);
-			size = skb_frag_size(&sh->frags[f - 1]);
-		}
 		if (unlikely(size > IGCB_TXD_MAX_DATA))
 			goto unwind;
 
 		if (own) {
-			dma = page_pool_get_dma_addr(page) + off;
+			struct page *page = f ? skb_frag_page(frag) :
+					    virt_to_head_page(xdpf->data);
+
+			dma = page_pool_get_dma_addr(page) +
+			      (f ? skb_frag_off(frag) :
+			       xdpf->data - page_address(page));
 			dma_sync_single_for_device(ring->dev, dma, size,
 						   DMA_BIDIRECTIONAL);
 		} else {
-			dma = dma_map_page(ring->dev, page, off, size,
-					   DMA_TO_DEVICE);
+			/* The head by its address: no page lookup. */
+			if (f)
+				dma = skb_frag_dma_map(ring->dev, frag, 0,
+						       size, DMA_TO_DEVICE);
+			else
+				dma = dma_map_single(ring->dev, xdpf->data,
+						     size, DMA_TO_DEVICE);
 			if (dma_mapping_error(ring->dev, dma))
 				goto unwind;
 			b->dma = dma;
 			b->len = size;
-			b->map_page = true;
+			b->map_page = f;
 		}
 
 		d = &ring->desc[i];
@@ -103,14 +103,8 @@ static int igcb_xdp_queue(struct igcb_tx_ring *ring, struct xdp_frame *xdpf,
 
 unwind:
 	for (; first_idx != i; first_idx = first_idx + 1 == ring->count ?
-						      0 : first_idx + 1) {
-		struct igcb_tx_buf *b = &ring->bufs[first_idx];
-
-		if (b->len)
-			dma_unmap_page(ring->dev, b->dma, b->len,
-				       DMA_TO_DEVICE);
-		b->len = 0;
-	}
+						      0 : first_idx + 1)
+		igcb_tx_unmap(ring, &ring->bufs[first_idx]);
 	return -ENOMEM;
 }
 
