@@ -509,6 +509,20 @@ def case_spread_repeat_boots_three_configurations():
     assert runs[-1] is again[0]     # last: the spread over the whole run
 
 
+def case_ramps_saturate_the_guest_not_qemus_input():
+    # every load ramp (the four-queue one too) runs its vCPUs on one host
+    # thread: on multi-threaded TCG four vCPUs and QEMU's input shared two
+    # cores and frames were lost at the input first (bars not judged)
+    for argv in ([], ["--full"]):
+        runs = report.plan(report.parse_args(argv))
+        ramps = [r for r in runs if "--insn" not in r[2]]
+        assert any(r[0] == "igc-4q-rates" for r in ramps), argv
+        for name, _, args, *_ in ramps:
+            assert "--accel" in args, (argv, name)
+            assert args[args.index("--accel") + 1] == \
+                "tcg,thread=single", (argv, name, args)
+
+
 def case_bar_charts_wrap_whole_families_within_the_page():
     # the instructions chart of a default make report: 23 groups, once
     # one row 3,600 px wide that the 1,400 px page shrank to unreadable

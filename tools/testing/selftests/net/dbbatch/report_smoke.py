@@ -3,7 +3,7 @@
 """report_smoke.py [--kernel K] [--modules DIR] [--out DIR] [--no-run]:
 make report's smoke test (make check).  Runs `tools/lab/report.py --smoke`
 (upstream igc and igc_batch batched, stack forwarding, two 1 s steps on
-multi-threaded TCG, two instruction-count steps with the per-function
+the lab's TCG, two instruction-count steps with the per-function
 profile, one step both ways at once, one of mixed sizes, and two
 instruction-count steps behind a stateful firewall) and checks what it
 wrote: index.html references every plot and each plot it references is
