@@ -549,6 +549,14 @@ def guest_loss_pct(r):
     return max(0.0, 100.0 * (reached - r["forwarded"]) / reached)
 
 
+def guest_saturation(rs):
+    """The highest rate of the steps RS forwarded losing at most LOSS per
+    cent of the frames that reached the guest (guest_loss_pct()); 0
+    without one."""
+    return max((fwd_rate(r) for r in rs if guest_loss_pct(r) <= LOSS),
+               default=0.0)
+
+
 def summarize(runs, fixed):
     """report.json's "configs": one entry per kernel, configuration and
     mode, from its rates run and its insn run."""
@@ -588,9 +596,6 @@ def summarize(runs, fixed):
             r["fwd_rate"] = fwd_rate(r)
         ok = [r for r in rs if r["loss_pct"] <= LOSS]
         sat = max(ok, key=lambda r: r["fwd_rate"]) if ok else None
-        # the same, counting only what the guest lost (the rate bar)
-        gok = [r for r in rs if guest_loss_pct(r) <= LOSS]
-        gsat = max(gok, key=lambda r: r["fwd_rate"]) if gok else None
         top = max(rs, key=lambda r: r["fwd_rate"]) if rs else None
         # the router saturated, as FreeBSD's line-rate load saturates it:
         # the highest rate offered
@@ -603,7 +608,8 @@ def summarize(runs, fixed):
             ins = {}                      # figure from a dozen frames
         c.update({
             "sat_pps": sat["fwd_rate"] if sat else 0.0,
-            "guest_sat_pps": gsat["fwd_rate"] if gsat else 0.0,
+            # the same, counting only what the guest lost (the rate bar)
+            "guest_sat_pps": guest_saturation(rs),
             "sat_offered": sat["target_pps"] if sat else None,
             "max_pps": top["fwd_rate"] if top else None,
             "max_offered": top["target_pps"] if top else None,
@@ -649,8 +655,7 @@ def summarize(runs, fixed):
             for name, rs in c.get("repeats", {}).items()}
         # each boot's saturation on the guest's own losses (the rate bar)
         c["repeat_guest_sats"] = {
-            name: max((fwd_rate(r) for r in rs if guest_loss_pct(r) <= LOSS),
-                      default=0.0)
+            name: guest_saturation(rs)
             for name, rs in c.get("repeats", {}).items()}
     # ratios to the upstream driver of the same boot (same run)
     for c in out.values():
