@@ -572,6 +572,14 @@ echo "@@B"; ethtool -S %s
                 res[cur][m.group(1)] = int(m.group(2))
         return res
 
+    def regs(self, dev):
+        """ethtool -d DEV as a list of 32-bit words: (status, words)."""
+        rc, out = self.guest("ethtool -d %s raw on | od -An -tx4 -v\n" % dev,
+                             check=False)
+        words = [int(w, 16) for w in out.split()
+                 if re.fullmatch(r"[0-9a-f]{8}", w)]
+        return rc, words
+
     def dbbatch_stats(self):
         """The dbbatch core's counters, total row of
         /sys/kernel/debug/dbbatch/stats: {column: value}, {} when the core

@@ -27,6 +27,7 @@
 #endif
 
 #include "igcb_hang.h"
+#include "igcb_itr.h"
 #include "igcb_regs.h"
 
 #define IGCB_DRV_NAME		"igc_batch"
@@ -75,8 +76,6 @@
 
 /* Interrupt moderation (EITR interval, microseconds) */
 #define IGCB_ITR_DEFAULT_US	50
-#define IGCB_ITR_ADAPT_MIN_US	50	/* 20k interrupts/s */
-#define IGCB_ITR_ADAPT_MAX_US	250	/* 4k interrupts/s */
 #define IGCB_ITR_MAX_US		8191	/* EITR bits 14:2 */
 
 /* Doorbell policy flags; the order is that of the ethtool private flags */
@@ -289,8 +288,7 @@ struct igcb_q_vector {
 	u32 eims;		/* this vector's bit in EIMS/EICS */
 	u16 itr;		/* EITR value to write, interval << 2 */
 	bool itr_dirty;
-	u32 itr_pkts;		/* work since the last moderation update */
-	u32 itr_bytes;
+	struct igcb_itr_work itr_work;	/* since the last interval update */
 	u8 idx;
 	u16 vector;
 	int irq;

@@ -37,29 +37,18 @@ static void igcb_itr_write(struct igcb_q_vector *qv)
  * igcb_itr_update - adapt a vector's interrupt rate to its traffic
  * @qv: the vector, from its NAPI poll, after napi_complete_done()
  *
- * Long intervals for big frames (they fill the wire anyway), short ones
- * for small frames, within 20k..4k interrupts per second; below 1 Gb/s a
- * fixed 4k.  The receive pass, hence the doorbell batch, grows with the
- * interval.
+ * The rule is igcb_itr_next() (igcb_itr.h).  The receive pass, hence the
+ * doorbell batch, grows with the interval.
  */
 static void igcb_itr_update(struct igcb_q_vector *qv)
 {
-	struct igcb_adapter *a = qv->adapter;
-	unsigned int usecs, wire;
+	unsigned int usecs;
 	u16 itr;
 
-	if (!qv->itr_pkts)
-		return;
-	if (a->link_speed && a->link_speed < SPEED_1000) {
-		usecs = IGCB_ITR_ADAPT_MAX_US;
-	} else {
-		/* preamble, SFD, FCS and the inter-frame gap: 24 bytes */
-		wire = min(qv->itr_bytes / qv->itr_pkts + 24, 3000U);
-		usecs = clamp(wire / 8, (unsigned int)IGCB_ITR_ADAPT_MIN_US,
-			      (unsigned int)IGCB_ITR_ADAPT_MAX_US);
-	}
-	qv->itr_pkts = 0;
-	qv->itr_bytes = 0;
+	usecs = igcb_itr_next(&qv->itr_work,
+			      FIELD_GET(IGCB_EITR_INTERVAL, qv->itr),
+			      qv->adapter->link_speed, qv->tx.count);
+	memset(&qv->itr_work, 0, sizeof(qv->itr_work));
 	itr = igcb_itr_value(usecs);
 	if (itr != qv->itr) {
 		qv->itr = itr;
@@ -77,8 +66,7 @@ void igcb_itr_apply_all(struct igcb_adapter *a)
 
 		qv->itr = igcb_itr_value(a->itr_adaptive ? IGCB_ITR_DEFAULT_US :
 					 a->itr_us);
-		qv->itr_pkts = 0;
-		qv->itr_bytes = 0;
+		memset(&qv->itr_work, 0, sizeof(qv->itr_work));
 		qv->itr_dirty = true;
 		if (qv->eitr && !test_bit(IGCB_DOWN, &a->state))
 			igcb_itr_write(qv);

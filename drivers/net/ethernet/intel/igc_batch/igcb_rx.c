@@ -456,8 +456,8 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 	ring->st.xdp_tx += xdp_tx;
 	ring->st.xdp_redirect += xdp_redir;
 	u64_stats_update_end(&ring->sync);
-	qv->itr_pkts += done;
-	qv->itr_bytes += bytes;
+	qv->itr_work.rx_pkts += done;
+	qv->itr_work.rx_bytes += bytes;
 	/* Short of pages: poll again rather than wait for a frame that an
 	 * empty ring cannot take (or for the watchdog's kick).
 	 */

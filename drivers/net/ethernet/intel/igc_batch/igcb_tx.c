@@ -621,8 +621,8 @@ static noinline bool igcb_tx_reclaim(struct igcb_tx_ring *ring,
 	ring->cs.bytes += bytes;
 	u64_stats_update_end(&ring->clean_sync);
 	qv = container_of(ring, struct igcb_q_vector, tx);
-	qv->itr_pkts += pkts;
-	qv->itr_bytes += bytes;
+	qv->itr_work.tx_pkts += pkts;
+	qv->itr_work.tx_bytes += bytes;
 	/* next_to_clean before the stopped test: pairs with
 	 * igcb_tx_maybe_stop() (BQL's barrier above is not always built in).
 	 */

@@ -95,14 +95,6 @@ ROOT_PORT_BDF = "0000:00:%02x.0" % router.ROOT_PORT_SLOT["B"]
 class ExtrasRouter(router.Router):
     KMODS = router.Router.KMODS + ("pktgen",)
 
-    def regs(self, dev):
-        """ethtool -d DEV as a list of 32-bit words."""
-        rc, out = self.guest("ethtool -d %s raw on | od -An -tx4 -v\n" % dev,
-                             check=False)
-        words = [int(w, 16) for w in out.split()
-                 if re.fullmatch(r"[0-9a-f]{8}", w)]
-        return rc, words
-
 
 def all_on_queue0(row):
     """Every frame of the step (and dbb-gen's markers) came in on port A's

@@ -23,7 +23,9 @@ against it.  Per kernel, one boot as a router, one as a TCP endpoint:
     tail write per packet but those the stack sent with xmit_more (model
     writes + db_xmit_more == model frames), and the hold/batch counters
     move only when batching is on;
-    XDP_REDIRECT at a low rate: the same loss/order/count checks;
+    XDP_REDIRECT at a low rate: the same loss/order/count checks, and
+    adaptive moderation read back from EITR (ethtool -d): port B's
+    vectors, which only completed transmits, at 250 us, port A's at 50;
     stack forwarding at a saturating rate: batched <= 0.05 TX tail writes
     per forwarded packet (FreeBSD: 0.063), zero no-op writes, and the
     dbbatch core counts batches and no batch left open;
@@ -80,6 +82,9 @@ SAT_STACK, SAT_XDP, SAT_SECONDS = 120000, 150000, 2
 BATCHED_MAX = 0.05               # TX tail writes per forwarded packet
 XDP_FULL_RING = 64               # B's TX ring in the saturated XDP step
 XDP_PAUSE_AT, XDP_PAUSE_FOR = 0.5, 0.2   # s: B's DMA paused in that step
+# Adaptive moderation (igcb_itr.h): a vector that receives 64-byte frames,
+# one that only completes transmits at a low rate
+ITR_SMALL_RX_US, ITR_TX_ONLY_US = 50, 250
 
 POLICIES = [
     router.Config("igc_batch", "db_skip_empty=0 tx_db_batched=0",
@@ -125,6 +130,34 @@ def qsum(stats, port, what):
 
 def sdelta(e0, e1, port, what):
     return qsum(e1, port, what) - qsum(e0, port, what)
+
+
+def eitr_us(r, dev):
+    """DEV's queue vectors' EITR intervals, microseconds, from ethtool -d
+    (igcb_ethtool.c: the five EITRs last, vector 0 for other causes)."""
+    rc, w = r.regs(dev)
+    return [(x >> 2) & 0x1FFF for x in w[-4:]] if rc == 0 and w else []
+
+
+def tx_only_moderation(r, e0, e1):
+    """After a one-way step: each of B's queue vectors that completed
+    transmits and received nothing at ITR_TX_ONLY_US, each of A's that
+    received at ITR_SMALL_RX_US; (ok, why)."""
+    got = {"A": eitr_us(r, r.ifa), "B": eitr_us(r, r.ifb)}
+    bad, seen = [], 0
+    for port, what, want in (("A", "rx", ITR_SMALL_RX_US),
+                             ("B", "tx", ITR_TX_ONLY_US)):
+        for q, us in enumerate(got[port]):
+            work = sdelta(e0, e1, port, r"%s_q%d_packets" % (what, q))
+            other = sdelta(e0, e1, port, r"%s_q%d_packets" % (
+                "tx" if what == "rx" else "rx", q))
+            if work and (port == "A" or not other):
+                seen += 1
+                if us != want:
+                    bad.append("%s queue %d: %d us" % (port, q, us))
+    return (seen >= 2 and len(got["B"]) == 4 and not bad,
+            "EITR intervals (us, queues 0-3): %s; vectors judged %d; wrong: "
+            "%s" % (got, seen, bad or "-"))
 
 
 def counters_match(row, e0, e1):
@@ -302,8 +335,15 @@ def policy_low_rate(t, r, cfg):
 
     r.mode_setup("xdp")
     c0 = r.dbbatch_stats()
+    e0 = r.ethtool_stats()
     row = r.step(cfg, "xdp", LOW_RATE, LOW_COUNT)
+    e1 = r.ethtool_stats()
     batches_on_demand(t, cfg, "XDP_REDIRECT", c0, r.dbbatch_stats(), row)
+    ok, why = tx_only_moderation(r, e0, e1)
+    t.check("%s: XDP_REDIRECT: adaptive moderation, EITR read back: port "
+            "B's vectors, which only completed transmits, wait %d us (4k "
+            "interrupts/s), port A's, receiving 64-byte frames, %d us"
+            % (name, ITR_TX_ONLY_US, ITR_SMALL_RX_US), ok, why)
     t.check("%s: XDP_REDIRECT at %d pps, %d frames: no loss, no reordering,"
             " model == generator == sink%s"
             % (name, LOW_RATE, LOW_COUNT, ", zero no-op tail writes"
