@@ -81,28 +81,72 @@ static void tx_only_thresholds(void)
 	EXPECT(next(0, 0, 1, 0, 3) == 2 * MIN_US);	/* a foreign value */
 }
 
-/* Every rate up to line rate, from every interval: no interrupt finds the
- * default ring full, and one interrupt after a change of rate each finds
- * at most 1/8 of it completed (the doorbell batch's limit) wherever the
- * shortest interval can keep it there.
+/* Every rate up to line rate, on every ring size and both gigabit
+ * speeds, from every interval the rule can be in: no interrupt finds more
+ * than half the ring completed, unless the shortest interval itself
+ * cannot keep it there (a small ring at line rate), where the rule is at
+ * the shortest from the second interrupt on; and one interrupt after a
+ * change of rate each finds at most 1/8 completed (the doorbell batch's
+ * limit) wherever the shortest interval can keep it there.
  */
 static void tx_only_every_rate(void)
 {
-	unsigned long long pps;
-	unsigned int us0, us, i, n;
+	static const unsigned int rings[] = { 64, 256, 512, 1024, 2048, 4096 };
+	static const unsigned int links[] = { 1000, 2500 };
+	unsigned long long pps, line;
+	unsigned int r, l, us0, us, i, n, max, ring;
 
-	for (pps = 1000; pps <= LINE_PPS; pps = pps * 5 / 4 + 1) {
-		for (us0 = MIN_US; us0 <= MAX_US; us0 += 10) {
-			us = us0;
-			for (i = 0; i < 20; i++) {
-				n = per_irq(pps, us);
-				EXPECT(n < RING);
-				if (i && per_irq(pps, MIN_US) <= RING / 8)
-					EXPECT(n <= RING / 8);
-				us = next(0, 0, n, 64 * n, us);
-				EXPECT(us >= MIN_US && us <= MAX_US);
+	for (r = 0; r < sizeof(rings) / sizeof(rings[0]); r++) {
+		for (l = 0; l < sizeof(links) / sizeof(links[0]); l++) {
+			ring = rings[r];
+			line = links[l] * 1000000ULL / IGCB_ITR_WIRE_BITS;
+			max = igcb_itr_tx_max(ring, links[l]);
+			for (pps = 1000; pps < line * 5 / 4 + 1;
+			     pps = pps * 5 / 4 + 1) {
+				if (pps > line)
+					pps = line;
+				for (us0 = MIN_US; us0 <= max; us0 += 5) {
+					struct igcb_itr_work w = { 0 };
+
+					us = us0;
+					for (i = 0; i < 20; i++) {
+						n = per_irq(pps, us);
+						if (per_irq(pps, MIN_US) <= ring / 2)
+							EXPECT(n <= ring / 2);
+						else if (i)
+							EXPECT(us == MIN_US);
+						if (i && per_irq(pps, MIN_US) <=
+						    ring / 8)
+							EXPECT(n <= ring / 8);
+						w.tx_pkts = n;
+						w.tx_bytes = 64 * n;
+						us = igcb_itr_next(&w, us, links[l],
+								   ring);
+						EXPECT(us >= MIN_US && us <= max);
+					}
+				}
+				if (pps == line)
+					break;
 			}
 		}
+	}
+}
+
+/* The cap: 4k interrupts/s on the default ring at 2.5 Gb/s, less on
+ * smaller rings, the 2.5 Gb/s figure when the speed is unknown.
+ */
+static void tx_only_cap(void)
+{
+	EXPECT(igcb_itr_tx_max(2048, 2500) == MAX_US);
+	EXPECT(igcb_itr_tx_max(512, 2500) == 68);
+	EXPECT(igcb_itr_tx_max(512, 1000) == 172);
+	EXPECT(igcb_itr_tx_max(256, 2500) == MIN_US);
+	EXPECT(igcb_itr_tx_max(512, 0) == 68);
+	EXPECT(next(0, 0, 1, 0, MAX_US) == MAX_US);
+	{
+		struct igcb_itr_work w = { 0, 0, 1, 64 };
+
+		EXPECT(igcb_itr_next(&w, 200, 2500, 512) == 68);
 	}
 }
 
@@ -123,7 +167,10 @@ int main(void)
 	tap_run("transmit-only at 20 kpps: 4k interrupts/s", tx_only_slow);
 	tap_run("transmit-only: thresholds at 1/64 and 1/16 of the ring",
 		tx_only_thresholds);
-	tap_run("transmit-only up to line rate: ring never full", tx_only_every_rate);
+	tap_run("transmit-only up to line rate: at most half the ring an "
+		"interrupt", tx_only_every_rate);
+	tap_run("transmit-only: the cap by ring size and link speed",
+		tx_only_cap);
 	tap_run("sums that would wrap", saturates);
 	return tap_done();
 }

@@ -9,26 +9,29 @@
  *
  * A vector that only completed transmits (the egress port of one-way
  * forwarding) only frees buffers, which nobody waits for: its interval
- * doubles, up to 4k interrupts per second, while an interrupt completes at
- * most 1/64 of the ring, and drops back to 20k as soon as one completes
- * more than 1/16.  At 20 kpps that is one completion interrupt per five
- * frames instead of one per doorbell.  A burst at line rate (3.7 Mpps of
- * 64-byte frames at 2.5 Gb/s: 925 frames in 250 us) does not fill the
- * default 2048 descriptors, and from then on stays under 1/8 of the ring,
- * where the doorbell batch keeps holding.
+ * doubles while an interrupt completes at most 1/64 of the ring, up to 4k
+ * interrupts per second, or less where a burst of 64-byte frames at line
+ * rate, one descriptor each as forwarded frames take, would fill half the
+ * ring in that time (2048 descriptors at 2.5 Gb/s: 930 frames in 250 us;
+ * 512: 68 us), and drops back to 20k as soon as an
+ * interrupt completes more than 1/16.  At 10 kpps on a queue that is one
+ * completion interrupt per two or three frames instead of one per
+ * doorbell.
  */
 #ifndef _IGCB_ITR_H
 #define _IGCB_ITR_H
 
-#ifndef __KERNEL__
-/* user space: the includer defines u32 (tests/unit/test_itr.c) */
-#include <stdbool.h>
+#ifdef __KERNEL__
+#include <linux/types.h>
 #endif
+/* user space: the includer defines u32 (tests/unit/test_itr.c) */
 
 #define IGCB_ITR_ADAPT_MIN_US	50	/* 20k interrupts/s */
 #define IGCB_ITR_ADAPT_MAX_US	250	/* 4k interrupts/s */
 #define IGCB_ITR_TX_GROW_DIV	64	/* grow at or below ring / 64 ... */
 #define IGCB_ITR_TX_DROP_DIV	16	/* ... back to 20k above ring / 16 */
+#define IGCB_ITR_WIRE_BITS	672	/* a 64-byte frame, preamble and gap */
+#define IGCB_ITR_LINK_MBPS	2500	/* when the link speed is unknown */
 
 /* What a vector did since its last interval update. */
 struct igcb_itr_work {
@@ -47,10 +50,21 @@ static inline unsigned int igcb_itr_clamp(unsigned int us)
 	return us;
 }
 
+/* The longest a transmit-only vector may wait: a line-rate burst of the
+ * smallest frames fills at most half of a ring of @tx_ring descriptors.
+ */
+static inline unsigned int igcb_itr_tx_max(unsigned int tx_ring,
+					   unsigned int link_mbps)
+{
+	if (!link_mbps)
+		link_mbps = IGCB_ITR_LINK_MBPS;
+	return igcb_itr_clamp(tx_ring / 2 * IGCB_ITR_WIRE_BITS / link_mbps);
+}
+
 /**
  * igcb_itr_next - the interval for a vector's next interrupt
  * @w: its work since the last update
- * @cur_us: the interval in force
+ * @cur_us: its last interval (written to EITR at its next interrupt)
  * @link_mbps: link speed, 0 if unknown
  * @tx_ring: descriptors in its transmit ring
  *
@@ -62,7 +76,7 @@ static inline unsigned int igcb_itr_next(const struct igcb_itr_work *w,
 					 unsigned int link_mbps,
 					 unsigned int tx_ring)
 {
-	u32 pkts, bytes, wire;
+	u32 pkts, bytes, wire, max;
 
 	if (!w->rx_pkts && !w->tx_pkts)
 		return cur_us;
@@ -71,9 +85,11 @@ static inline unsigned int igcb_itr_next(const struct igcb_itr_work *w,
 	if (!w->rx_pkts) {
 		if (w->tx_pkts > tx_ring / IGCB_ITR_TX_DROP_DIV)
 			return IGCB_ITR_ADAPT_MIN_US;
+		max = igcb_itr_tx_max(tx_ring, link_mbps);
+		cur_us = igcb_itr_clamp(cur_us);
 		if (w->tx_pkts <= tx_ring / IGCB_ITR_TX_GROW_DIV)
-			return igcb_itr_clamp(igcb_itr_clamp(cur_us) * 2);
-		return igcb_itr_clamp(cur_us);
+			cur_us *= 2;
+		return cur_us < max ? cur_us : max;
 	}
 	/* counts of one poll or a few: saturate rather than wrap */
 	pkts = w->rx_pkts + w->tx_pkts;
