@@ -345,6 +345,7 @@ struct igcb_adapter {
 	u16 rx_desc;
 	u32 max_frame;
 	u32 db_flags;		/* IGCB_DB_* */
+	bool dma_sync;		/* igcb_rx_dma_sync() */
 	struct bpf_prog *xdp_prog;
 
 	bool itr_adaptive;
@@ -503,6 +504,7 @@ netdev_features_t igcb_features_check(struct sk_buff *skb,
 				      netdev_features_t features);
 
 /* igcb_rx.c */
+bool igcb_rx_dma_sync(struct device *dev);
 int igcb_rx_ring_alloc(struct igcb_rx_ring *ring);
 void igcb_rx_ring_free(struct igcb_rx_ring *ring);
 void igcb_rx_ring_configure(struct igcb_rx_ring *ring);

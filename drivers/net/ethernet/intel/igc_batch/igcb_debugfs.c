@@ -65,6 +65,8 @@ void igcb_debugfs_add(struct igcb_adapter *a)
 	igcb_debugfs_fault(d, "rx_alloc", &a->faults.rx_alloc);
 	igcb_debugfs_fault(d, "ring_alloc", &a->faults.ring_alloc);
 	debugfs_create_atomic_t("injected", 0400, d, &a->faults.injected);
+	/* whether the driver syncs (kernels from 6.10 decide per call) */
+	debugfs_create_bool("dma_sync", 0400, d, &a->dma_sync);
 	debugfs_create_atomic_t("panic_in_poll", 0600, d,
 				&a->faults.panic_in_poll);
 	debugfs_create_atomic_t("carrier_off_at_flush", 0600, d,

@@ -945,6 +945,7 @@ static int igcb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	a = netdev_priv(netdev);
 	a->netdev = netdev;
 	a->pdev = pdev;
+	a->dma_sync = igcb_rx_dma_sync(&pdev->dev);
 	set_bit(IGCB_DOWN, &a->state);
 	spin_lock_init(&a->stats_lock);
 	timer_setup(&a->watchdog_timer, igcb_watchdog, 0);

@@ -20,10 +20,51 @@
 static_assert(IGCB_RX_HEADROOM + IGCB_RX_BUFSZ +
 	      SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) <= PAGE_SIZE);
 
+/**
+ * igcb_rx_dma_sync - must the CPU and the port sync our pages around DMA?
+ * @dev: the port's device, its 64-bit DMA mask set
+ *
+ * Since 6.10 the page_pool and dma_sync_*() skip a sync where it does
+ * nothing.  Before, they call into the DMA layer for every frame (for the
+ * CPU on receive, for the device when the page is recycled), also on a
+ * coherent device with nothing bounced, so ask once.  Direct mapping with
+ * a 64-bit mask and no bus limit bounces every page (forced swiotlb,
+ * encrypted memory) or none, and an IOMMU's answer holds for all its
+ * mappings: one page tells for every page.
+ *
+ * Return: true to sync (also whenever in doubt).
+ */
+bool igcb_rx_dma_sync(struct device *dev)
+{
+#ifdef IGCB_HAVE_DMA_DEV_NEED_SYNC
+	return true;
+#else
+	bool need = true;
+	struct page *page;
+	dma_addr_t dma;
+
+	if (dev->bus_dma_limit || dma_get_mask(dev) != DMA_BIT_MASK(64))
+		return true;
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return true;
+	dma = dma_map_page_attrs(dev, page, 0, PAGE_SIZE, DMA_BIDIRECTIONAL,
+				 DMA_ATTR_SKIP_CPU_SYNC);
+	if (!dma_mapping_error(dev, dma)) {
+		need = dma_need_sync(dev, dma);
+		dma_unmap_page_attrs(dev, dma, PAGE_SIZE, DMA_BIDIRECTIONAL,
+				     DMA_ATTR_SKIP_CPU_SYNC);
+	}
+	__free_page(page);
+	return need;
+#endif
+}
+
 int igcb_rx_ring_alloc(struct igcb_rx_ring *ring)
 {
 	struct page_pool_params pp = {
-		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
+		.flags = PP_FLAG_DMA_MAP |
+			 (ring->adapter->dma_sync ? PP_FLAG_DMA_SYNC_DEV : 0),
 		.order = 0,
 		.pool_size = ring->count,
 		.nid = dev_to_node(ring->dev),
@@ -364,8 +405,10 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 		}
 		if (unlikely(len > IGCB_RX_BUFSZ))
 			len = IGCB_RX_BUFSZ;
-		dma_sync_single_range_for_cpu(ring->dev, b->dma,
-					      IGCB_RX_HEADROOM, len, dir);
+		if (ring->adapter->dma_sync)
+			dma_sync_single_range_for_cpu(ring->dev, b->dma,
+						      IGCB_RX_HEADROOM, len,
+						      dir);
 
 		if (unlikely(ring->discard)) {
 			page_pool_recycle_direct(ring->pp, page);

@@ -55,8 +55,10 @@ static int igcb_xdp_queue(struct igcb_tx_ring *ring, struct xdp_frame *xdpf,
 			dma = page_pool_get_dma_addr(page) +
 			      (f ? skb_frag_off(frag) :
 			       xdpf->data - page_address(page));
-			dma_sync_single_for_device(ring->dev, dma, size,
-						   DMA_BIDIRECTIONAL);
+			if (ring->adapter->dma_sync)
+				dma_sync_single_for_device(ring->dev, dma,
+							   size,
+							   DMA_BIDIRECTIONAL);
 		} else {
 			/* The head by its address: no page lookup. */
 			if (f)
