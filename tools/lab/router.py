@@ -22,8 +22,11 @@ offered, sent, forwarded (sink arrivals), loss and where it happened,
 per-flow reordering, latency, the model's ground truth deltas from QMP
 (TDT writes per forwarded frame, no-op TDT writes, RDT writes, interrupts,
 rx_dropped), guest CPU busy (/proc/stat) and, with --insn, guest
-instructions per forwarded frame.  A table on stdout (or JSON lines with
---json); both are also written to the run directory.
+instructions per forwarded frame.  --insn-steps R1,R2 counts only steps of
+its own, run first for each configuration and mode, and leaves the ramp
+(--steps) uncounted at full speed in the same boot; a --counted-only
+configuration runs those steps alone.  A table on stdout (or JSON lines
+with --json); both are also written to the run directory.
 
     tools/lab/router.py --kernel 6.1 --mode stack --steps 5k,10k,20k
     tools/lab/router.py --mode stack,xdp --rate 20k --count 100000 \\
@@ -58,6 +61,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -131,6 +135,7 @@ class Config:
         self.params = params
         self.priv_flags = priv_flags
         self.label = label
+        self.counted_only = False   # --counted-only: no ramp
 
     def modules(self):
         """The modules to load: "igc+octeon_ep" (a port of each model)
@@ -156,8 +161,9 @@ class DriverAction(argparse.Action):
             if not cfgs:
                 cfgs.append(Config("igc"))
             attr = {"--driver-params": "params", "--priv-flags": "priv_flags",
-                    "--label": "label"}[option]
-            setattr(cfgs[-1], attr, value)
+                    "--label": "label", "--counted-only": "counted_only"}[
+                        option]
+            setattr(cfgs[-1], attr, True if self.nargs == 0 else value)
         ns.configs = cfgs
 
 
@@ -192,6 +198,8 @@ class Router:
         self.gsh = None
         self.insn = None
         self.prof = None        # the plugin's profile socket (--profile)
+        self.ctl = None         # the plugin's switch (--insn-steps)
+        self.counting = False   # the plugin counts now
         self.core_syms = []     # the kernel's text symbols, read at boot
         self.mod_syms = (None, [])  # (/proc/modules, their text symbols)
         self.stray = None
@@ -227,7 +235,9 @@ class Router:
         gsh_path = os.path.join(self.work, "shell.sock")
         insn_path = os.path.join(self.work, "insn.sock")
         prof_path = os.path.join(self.work, "prof.sock")
-        for p in (self.console, qmp_path, gsh_path, insn_path, prof_path):
+        ctl_path = os.path.join(self.work, "insn-ctl.sock")
+        for p in (self.console, qmp_path, gsh_path, insn_path, prof_path,
+                  ctl_path):
             if os.path.exists(p):
                 os.unlink(p)
         pa_in, pa_out, pb_in, pb_out = labvm.free_udp_ports(4)
@@ -241,8 +251,10 @@ class Router:
             self.stray = traffic.StrayCounter(pa_out)
             self.stray.start()
         accel = labvm.resolve_accel(a.accel, a.qemu)
-        if a.insn:
+        plugin = a.insn or bool(a.insn_rates)
+        if plugin and a.accel != "tcg,thread=multi":
             # the plugin counts under TCG; exact counts: one TCG thread
+            # (asked for by name, multi-threaded TCG may lose some)
             accel = labvm.TCG_ACCEL
         self.accel = accel
         append = "lab.shell " + a.append
@@ -272,12 +284,15 @@ class Router:
                                   EXTRA_ROOT_SLOT + i if p.root_port
                                   else None)
         cmd += [
-            "-d", "guest_errors,plugin" if a.insn else "guest_errors",
+            "-d", "guest_errors,plugin" if plugin else "guest_errors",
             "-D", os.path.join(self.work, "qemu.log")]
-        if a.insn:
-            cmd += ["-plugin", "%s,sock=%s%s" % (
+        if plugin:
+            # --insn-steps: loaded switched off (the ramps run at full
+            # speed), switched on for the counted steps
+            cmd += ["-plugin", "%s,sock=%s%s%s" % (
                 labvm.build_insn_plugin(), insn_path,
-                ",prof=" + prof_path if a.profile else "")]
+                ",prof=" + prof_path if a.profile else "",
+                ",ctl=%s,count=off" % ctl_path if a.insn_rates else "")]
             libinsn = os.path.join(os.path.dirname(a.qemu), "libinsn.so")
             if a.libinsn_check and os.path.exists(libinsn):
                 cmd += ["-plugin", libinsn + ",inline=on"]
@@ -302,8 +317,11 @@ class Router:
             self.qmp = labvm.QMP(qmp_path)
         finally:
             self.restore_rmem()
-        if a.insn:
+        if plugin:
             self.insn = labvm.InsnCounter(insn_path)
+            self.counting = a.insn
+        if a.insn_rates:
+            self.ctl = ctl_path
         if a.profile:
             self.prof = prof_path
         self.gsh = labvm.GuestShell(gsh_path, timeout=a.boot_timeout,
@@ -314,9 +332,9 @@ class Router:
                   % (kver, self.boot_time, ready[1] if len(ready) > 1
                      else "?"))
         self.guest("/lab/router-setup.sh")
-        self.boot_insn = self.insn.read() if self.insn else None
+        self.boot_insn = self.insn.read() if self.counting else None
         self.idle_insn_per_s = None
-        if self.insn:
+        if self.counting:
             # the guest's background: instructions per second while idle
             t0, i0 = time.time(), self.insn.read()
             time.sleep(3)
@@ -725,11 +743,35 @@ echo "@@B"; ethtool -S %s
         if cpu:
             m["cpu"] = self.proc_stat()
         m["truth"] = self.truth()
-        if self.insn:
+        if self.counting:
             m["insn"] = self.insn.read()
-        if self.prof:
-            m["prof"] = insnprof.read_socket(self.prof)
+            if self.prof:
+                m["prof"] = insnprof.read_socket(self.prof)
         return m
+
+    def count(self, on, timeout=60, poke="/bin/true\n"):
+        """Switch the instruction counter on or off (--insn-steps).  The
+        plugin switches at the guest's next translation: a new process
+        in the guest (POKE) makes one."""
+        want = b"on" if on else b"off"
+        deadline = time.time() + timeout
+        while True:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.settimeout(10)
+                s.connect(self.ctl)
+                s.sendall(want + b"\n")
+                got = s.recv(16).strip()
+            finally:
+                s.close()
+            if got == want:
+                self.counting = on
+                return
+            if time.time() > deadline:
+                raise RuntimeError("the instruction counter did not switch "
+                                   "%s in %d s (it says %r)"
+                                   % (want.decode(), timeout, got))
+            self.guest(poke, check=False)
 
     def step(self, cfg, mode, rate_pps, count, flows=None):
         """One step at RATE_PPS offered in all (both ways: half each)."""
@@ -747,7 +789,7 @@ echo "@@B"; ethtool -S %s
             "driver": cfg.driver, "params": cfg.params,
             "priv_flags": cfg.priv_flags, "mode": mode,
             "queues": self.queues_now, "smp": a.smp, "bql": a.bql,
-            "insn_counting": bool(a.insn), "size": a.size,
+            "insn_counting": self.counting, "size": a.size,
             "rings": self.rings_now}
         return rows.step_rows(ident, gen_lines, sink_lines, meas,
                               markers="--markers" not in a.gen_args,
@@ -782,8 +824,16 @@ echo "@@B"; ethtool -S %s
             self.load(cfg)
             for mode in a.modes:
                 self.mode_setup(mode)
+                if a.insn_rates:
+                    # counted first, as right after a boot of their own
+                    self.count(True)
+                    for rt in a.insn_rates:
+                        emit(self.step(cfg, mode, rt, max(1, int(
+                            rt * a.insn_step_seconds))))
+                    self.count(False)
                 lossy = 0
-                for rt in a.mode_rates.get(mode, a.rates):
+                for rt in [] if cfg.counted_only else \
+                        a.mode_rates.get(mode, a.rates):
                     count = a.count or max(1, int(rt * a.step_seconds))
                     row = self.step(cfg, mode, rt, count)
                     emit(row)
@@ -937,6 +987,9 @@ def parser():
     ap.add_argument("--label", action=DriverAction, dest="configs",
                     metavar="TEXT",
                     help="table label of the latest --driver")
+    ap.add_argument("--counted-only", action=DriverAction, nargs=0,
+                    dest="configs", help="with --insn-steps: the latest "
+                    "--driver runs the counted steps only, no ramp")
     ap.add_argument("--modules", help="directory with our *.ko (default: "
                     "built with tools/lab/build-modules.sh when a driver "
                     "is not Debian's)")
@@ -983,8 +1036,17 @@ def parser():
     ap.add_argument("--insn", action="store_true", help="count guest "
                     "instructions per step (dbb_insn.so plugin; TCG runs "
                     "single-threaded)")
+    ap.add_argument("--insn-steps", metavar="R1,R2,...", help="counted "
+                    "steps in a boot of ramps: per configuration and mode, "
+                    "these rates with the instruction counter on, then "
+                    "the ramp (--steps) with it off (dbb_insn.so's ctl "
+                    "socket; the ramps run at full speed, as without "
+                    "--insn; TCG runs single-threaded)")
+    ap.add_argument("--insn-step-seconds", type=float, metavar="S",
+                    help="a counted step's length (default --step-seconds)")
     ap.add_argument("--profile", type=int, nargs="?", const=30, default=0,
-                    metavar="N", help="with --insn: the guest kernel's "
+                    metavar="N", help="with --insn or --insn-steps: the "
+                    "guest kernel's "
                     "instructions per forwarded packet in each of the N "
                     "functions that ran most (default 30) in every row "
                     "(\"profile\"; dbb_insn.so's prof= socket, the "
@@ -1056,8 +1118,15 @@ def parse_args(argv=None):
     a.modes = a.mode.split(",")
     if a.both_ways and a.wire != "router":
         ap.error("--both-ways needs --wire router")
-    if a.profile and not a.insn:
-        ap.error("--profile counts with the instruction counter: add --insn")
+    a.insn_rates = [rate(x) for x in a.insn_steps.split(",")] \
+        if a.insn_steps else []
+    if a.insn and a.insn_rates:
+        ap.error("--insn counts every step; --insn-steps only its own")
+    if a.profile and not (a.insn or a.insn_rates):
+        ap.error("--profile counts with the instruction counter: add --insn"
+                 " or --insn-steps")
+    if a.insn_step_seconds is None:
+        a.insn_step_seconds = a.step_seconds
     if a.profile < 0:
         ap.error("--profile N: N >= 1 (0: no profile)")
     for m in a.modes:

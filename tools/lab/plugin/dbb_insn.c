@@ -19,6 +19,18 @@
  * (hex, decimal; a block translated twice is two lines) and an "end"
  * line.  The host takes the difference of two reads and names the
  * functions from the guest's /proc/kallsyms (tools/lab/insnprof.py).
+ * A switch (ctl=, below) starts the list anew.
+ *
+ * With ctl=PATH the counting can be switched off and on while the guest
+ * runs, so one boot can hold both timed load ramps (no instrumentation:
+ * the guest runs at full TCG speed) and counted steps: a connection sends
+ * "on" or "off" (or "?") and gets back the state in effect, "on" or
+ * "off".  The switch is made on the vCPU thread at the next translation
+ * (qemu_plugin_reset(): all vCPUs stopped, the code cache flushed, so no
+ * block translated in the other state runs again); until then the answer
+ * is the old state, and the host asks again after running something new
+ * in the guest.  count=off starts with counting off.  QEMU 7.2 needs
+ * tools/lab/qemu/patches/plugins-reset-unlock.diff for the reset.
  *
  * The inline add is not atomic: with multi-threaded TCG and more than one
  * vCPU, concurrent increments can be lost.  Run with -accel
@@ -43,6 +55,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 static uint64_t insn_count;
 static char sock_path[108];
 static int listen_fd = -1;
+
+static char ctl_path[108];
+static int ctl_fd = -1;
+/* the state asked for (ctl thread), the state the code cache is in (set
+ * in the reset callback), and a switch under way (vCPU threads)
+ */
+static int want_on = 1, have_on = 1, switching;
+static int switch_to;
 
 /* x86-64: the kernel runs in the upper half of the address space */
 #define KERNEL_HALF 0xffff800000000000ULL
@@ -90,12 +110,47 @@ static void prof_add(struct qemu_plugin_tb *tb)
 						 &p->exec, 1);
 }
 
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+static void plugin_exit(qemu_plugin_id_t id, void *p);
+
+static void register_cbs(qemu_plugin_id_t id)
+{
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
+}
+
+/* Runs with every vCPU stopped, after the code cache was flushed and our
+ * callbacks were removed.
+ */
+static void switched(qemu_plugin_id_t id)
+{
+	/* The flushed blocks never run again: serve only the new ones.  The
+	 * entries stay allocated (a reader may hold them), as every entry.
+	 */
+	pthread_mutex_lock(&prof_lock);
+	prof_len = 0;
+	pthread_mutex_unlock(&prof_lock);
+	register_cbs(id);
+	__atomic_store_n(&have_on, switch_to, __ATOMIC_RELEASE);
+	__atomic_store_n(&switching, 0, __ATOMIC_RELEASE);
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
+	int want = __atomic_load_n(&want_on, __ATOMIC_ACQUIRE);
+	int zero = 0;
 	size_t i;
 
-	(void)id;
+	if (want != __atomic_load_n(&have_on, __ATOMIC_ACQUIRE) &&
+	    __atomic_compare_exchange_n(&switching, &zero, 1, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		switch_to = want;
+		qemu_plugin_reset(id, switched);
+	}
+	/* a block translated now is flushed before the switch completes */
+	if (!__atomic_load_n(&have_on, __ATOMIC_ACQUIRE))
+		return;
 	if (prof_fd >= 0)
 		prof_add(tb);
 	for (i = 0; i < n; i++)
@@ -118,6 +173,33 @@ static void *serve(void *arg)
 			       __atomic_load_n(&insn_count, __ATOMIC_RELAXED));
 		/* a short write: the reader went away, nothing to do */
 		(void)!write(fd, line, len);
+		close(fd);
+	}
+	return NULL;
+}
+
+/* "on", "off" or "?" in; the state in effect out. */
+static void *ctl_serve(void *arg)
+{
+	char cmd[16];
+	ssize_t len;
+	int fd;
+
+	(void)arg;
+	for (;;) {
+		fd = accept(ctl_fd, NULL, NULL);
+		if (fd < 0)
+			continue;
+		len = read(fd, cmd, sizeof(cmd) - 1);
+		cmd[len > 0 ? len : 0] = '\0';
+		if (strncmp(cmd, "on", 2) == 0)
+			__atomic_store_n(&want_on, 1, __ATOMIC_RELEASE);
+		else if (strncmp(cmd, "off", 3) == 0)
+			__atomic_store_n(&want_on, 0, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&have_on, __ATOMIC_ACQUIRE))
+			(void)!write(fd, "on\n", 3);
+		else
+			(void)!write(fd, "off\n", 4);
 		close(fd);
 	}
 	return NULL;
@@ -217,6 +299,8 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 		unlink(sock_path);
 	if (prof_path[0])
 		unlink(prof_path);
+	if (ctl_path[0])
+		unlink(ctl_path);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -233,9 +317,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		} else if (strncmp(argv[i], "prof=", 5) == 0 &&
 			   strlen(argv[i] + 5) < sizeof(prof_path)) {
 			strcpy(prof_path, argv[i] + 5);
-		} else {
+		} else if (strncmp(argv[i], "ctl=", 4) == 0 &&
+			   strlen(argv[i] + 4) < sizeof(ctl_path)) {
+			strcpy(ctl_path, argv[i] + 4);
+		} else if (strcmp(argv[i], "count=off") == 0) {
+			want_on = 0;
+			have_on = 0;
+		} else if (strcmp(argv[i], "count=on") != 0) {
 			fprintf(stderr, "dbb_insn: unknown option %s "
-				"(sock=PATH, prof=PATH)\n", argv[i]);
+				"(sock=PATH, prof=PATH, ctl=PATH, count=on|off)\n",
+				argv[i]);
 			return -1;
 		}
 	}
@@ -243,7 +334,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return -1;
 	if (prof_path[0] && start_server(prof_path, &prof_fd, prof_serve) < 0)
 		return -1;
-	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
-	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
+	if (ctl_path[0] && start_server(ctl_path, &ctl_fd, ctl_serve) < 0)
+		return -1;
+	register_cbs(id);
 	return 0;
 }
