@@ -12,23 +12,28 @@ copied to Documentation/lab/report-table.rst (included by
 Documentation/lab/report.rst).
 
 Per kernel, each a separate guest boot with every configuration in it
-(router.py unloads and loads the driver between them):
+(router.py unloads and loads the driver between them); in each, per
+configuration and mode, the counted steps first (router.py --insn-steps:
+the instruction counter switched on, --insn-rates fixed rates evenly up to
+the fixed one: guest instructions per forwarded packet, counted, not
+timed), then the load ramp with the counter off (--steps, until two steps
+in a row lose more than 1 %), all on TCG with one host thread
+(RAMP_ACCEL):
 
-  igc-rates    TCG, one host thread (RAMP_ACCEL): igc, igc_batch off,
-               skip-empty, batched;
-               stack forwarding then XDP_REDIRECT; a load ramp (--steps)
-               until two steps in a row lose more than 1 %; run again at
-               the end in a new boot (--repeat) for the spread of ratios
-  igc-insn     single-threaded TCG with the instruction counter: the same
-               configurations and modes, --insn-rates fixed rates each:
-               guest instructions per forwarded packet (counted, not
-               timed)
-  igc-1q-*     igc and igc_batch batched, stack forwarding, one queue per
-  igc-4q-*     port on one vCPU ("igc 1q": FreeBSD's single-core runs)
-               and four on four vCPUs ("4q": its ramps), a ramp and an
-               insn run each (--no-queues leaves them out)
+  igc-rates    igc, igc_batch off, skip-empty, batched; stack forwarding,
+               then XDP_REDIRECT; run again at the end in a new boot,
+               ramps only (igc-rates-2, --repeat) for the spread of ratios
+  igc-1q       igc and igc_batch batched, stack forwarding, one queue per
+  igc-4q       port on one vCPU ("igc 1q": FreeBSD's single-core runs; off
+               counted only, the conntrack rows' baseline) and four on
+               four vCPUs ("4q": its ramps) (--no-queues leaves them out)
+  igc-both     igc, off, batched, both ways at once (--no-both)
+  igc-imix     igc and batched, mixed frame sizes (--no-imix)
+  igc-ct2k-insn, igc-ct200k-insn
+               igc, off, batched behind nftables and conntrack, one queue:
+               counted steps only (--no-conntrack)
   octep-0x100  dbb-octep ports at watermark 0x100: octeon_ep, octep_fix;
-               stack forwarding ramp, then the insn run at the fixed rate
+               stack forwarding, one counted step at the fixed rate
   octep-0x400  the same at watermark 0x400 (octep_fix oq_wmark=0x400),
                where upstream octeon_ep stalls
 
@@ -117,8 +122,9 @@ for _q in QUEUE_ROWS:
     for _lab in ("igc", "igc_batch batched"):
         add_variant(_lab, _q, ":" if _q == "1q" else "--")
 # one queue without a firewall, the baseline of the conntrack rows: off too
-# (instruction count only)
+# (instruction count only: router.py --counted-only)
 add_variant("igc_batch off", "1q", ":")
+COUNTED_ONLY = ("igc_batch off 1q",)
 # Both ways at once (router.py --both-ways: a generator and a sink on each
 # port, the rate the total), stack forwarding: the FreeBSD post's
 # bidirectional row (Original 1.54, Batched 5.41 Mpps).  Label's last
@@ -214,15 +220,20 @@ def insn_rates(a):
 
 
 def plan(a):
-    """[(run name, kernel, router args, labels, modes, steps per config)]"""
+    """[(run name, kernel, router args, labels, modes, steps per config)]
+
+    A boot's counted steps (router.py --insn-steps: the instruction
+    counter on) run first for each configuration and mode, then its ramp
+    with the counter off: one boot for both (the ct rows count only)."""
     runs = []
     step_s = str(a.step_seconds)
-    # instruction runs of the dbb-igc rows: --insn-rates evenly up to the
+    # counted steps of the dbb-igc rows: --insn-rates evenly up to the
     # fixed rate (the line through them puts every row at its baseline's
     # receive interrupts), --insn-seconds a step
-    fx = ["--steps", ",".join(krate(r) for r in insn_rates(a)),
-          "--profile", str(PROFILE_TOP)]
+    irates = ",".join(krate(r) for r in insn_rates(a))
     insn_s = str(a.insn_seconds)
+    ix = ["--insn-steps", irates, "--insn-step-seconds", insn_s,
+          "--profile", str(PROFILE_TOP)]
     nfx = a.insn_rates
     for k in a.kernel:
         if a.smoke:
@@ -232,25 +243,22 @@ def plan(a):
             runs.append(("igc-rates", k, ["--mode", "stack", "--steps",
                                           "2k,%s" % krate(a.fixed),
                                           "--step-seconds", "1",
-                                          "--rss", "same"],
-                         labels, ["stack"], 2))
-            runs.append(("igc-insn", k, ["--mode", "stack"] + fx + [
-                "--step-seconds", insn_s, "--rss", "same", "--insn"],
-                labels, ["stack"], nfx))
-            runs.append(("igc-both-rates", k, [
+                                          "--rss", "same"] + ix,
+                         labels, ["stack"], 2 + nfx))
+            runs.append(("igc-both", k, [
                 "--mode", "stack", "--both-ways", "--steps",
                 krate(a.fixed), "--step-seconds", "1", "--rss", "same"],
                 ["igc both", "igc_batch batched both"], ["stack"], 1))
-            runs.append(("igc-imix-rates", k, [
+            runs.append(("igc-imix", k, [
                 "--mode", "stack", "--size", "imix", "--steps",
                 krate(a.fixed), "--step-seconds", "1", "--rss", "same"],
                 IMIX, ["stack"], 1))
             runs.append(("igc-ct2k-insn", k, [
                 "--mode", "stack", "--conntrack", "--flows",
-                str(CT_ROWS["ct2k"])] + fx + [
-                "--step-seconds", insn_s, "--rss", "same", "--insn", "--smp",
-                "1", "--queues", "1"], ["igc ct2k", "igc_batch batched ct2k"],
-                ["stack"], nfx))
+                str(CT_ROWS["ct2k"]), "--steps", irates, "--profile",
+                str(PROFILE_TOP), "--step-seconds", insn_s, "--rss", "same",
+                "--insn", "--smp", "1", "--queues", "1"],
+                ["igc ct2k", "igc_batch batched ct2k"], ["stack"], nfx))
             continue
         st = ramp(a.steps, 80000)
         xd = ramp(a.steps, 100000)
@@ -259,88 +267,69 @@ def plan(a):
         more = ["stack", "xdp"] if a.full else ["stack"]
 
         def ramps(modes):
-            """router.py's ramp arguments for MODES, and their steps."""
+            """router.py's ramp arguments for MODES, and their steps
+            (with the counted ones)."""
             if modes == ["stack"]:
                 return ["--mode", "stack", "--steps",
-                        ",".join(map(krate, st))], len(st)
+                        ",".join(map(krate, st))], len(st) + nfx
             return ["--mode", "stack,xdp",
                     "--mode-steps", "stack=" + ",".join(map(krate, st)),
                     "--mode-steps", "xdp=" + ",".join(map(krate, xd))], \
-                len(st) + len(xd)
+                len(st) + len(xd) + 2 * nfx
         margs, nst = ramps(["stack", "xdp"])
-        runs.append(("igc-rates", k, margs + [
-            "--step-seconds", step_s, "--rss", "same",
-            "--accel", RAMP_ACCEL] + until, IGC, ["stack", "xdp"],
-            nst))
-        rates = runs[-1]
-        runs.append(("igc-insn", k, ["--mode", "stack,xdp"] + fx + [
-            "--step-seconds", insn_s, "--rss", "same", "--insn"],
-            IGC, ["stack", "xdp"], 2 * nfx))
+        rates = margs + ["--step-seconds", step_s, "--rss", "same",
+                         "--accel", RAMP_ACCEL] + until
+        runs.append(("igc-rates", k, rates + ix, IGC, ["stack", "xdp"],
+                     nst))
         if not a.no_queues:
             for q, n in QUEUE_ROWS.items():
                 labels = ["igc " + q, "igc_batch batched " + q]
-                qargs = ["--smp", str(n), "--queues", str(n)]
-                margs, nst = ramps(more)
-                runs.append(("igc-%s-rates" % q, k, margs + [
-                    "--step-seconds", step_s, "--rss", "same",
-                    "--accel", RAMP_ACCEL] + qargs + until, labels,
-                    more, nst))
                 if q == "1q":
-                    labels = ["igc 1q", "igc_batch off 1q",
-                              "igc_batch batched 1q"]
-                runs.append(("igc-%s-insn" % q, k, [
-                    "--mode", ",".join(more)] + fx + [
-                    "--step-seconds", insn_s, "--rss", "same", "--insn"] +
-                    qargs, labels, more, nfx * len(more)))
+                    # the conntrack rows' baseline: counted only
+                    labels.insert(1, "igc_batch off 1q")
+                margs, nst = ramps(more)
+                runs.append(("igc-%s" % q, k, margs + [
+                    "--step-seconds", step_s, "--rss", "same",
+                    "--accel", RAMP_ACCEL, "--smp", str(n), "--queues",
+                    str(n)] + until + ix, labels, more, nst))
         if not a.no_both:
             margs, nst = ramps(more)
-            runs.append(("igc-both-rates", k, margs + [
+            runs.append(("igc-both", k, margs + [
                 "--both-ways", "--step-seconds", step_s, "--rss", "same",
-                "--accel", RAMP_ACCEL] + until, BOTH, more, nst))
-            runs.append(("igc-both-insn", k, [
-                "--mode", ",".join(more), "--both-ways"] + fx + [
-                "--step-seconds", insn_s, "--rss", "same",
-                "--insn"], BOTH, more, nfx * len(more)))
+                "--accel", RAMP_ACCEL] + until + ix, BOTH, more, nst))
         if not a.no_imix:
             margs, nst = ramps(["stack"])
-            runs.append(("igc-imix-rates", k, margs + [
+            runs.append(("igc-imix", k, margs + [
                 "--size", "imix", "--step-seconds", step_s, "--rss", "same",
-                "--accel", RAMP_ACCEL] + until, IMIX, ["stack"],
+                "--accel", RAMP_ACCEL] + until + ix, IMIX, ["stack"],
                 nst))
-            runs.append(("igc-imix-insn", k, [
-                "--mode", "stack", "--size", "imix"] + fx + [
-                "--step-seconds", insn_s, "--rss", "same", "--insn"],
-                IMIX, ["stack"], nfx))
         if not a.no_conntrack:
             for c, flows in CT_ROWS.items():
                 runs.append(("igc-%s-insn" % c, k, [
-                    "--mode", "stack", "--conntrack", "--flows", str(flows)
-                ] + fx + ["--step-seconds", insn_s,
-                          "--rss", "same", "--insn", "--smp", "1", "--queues",
-                          "1"], [lab + " " + c for lab in CT], ["stack"],
-                    nfx))
-        # the ramps again in new boots, last: the spread of the ratios to
-        # igc, and of off's latency for the latency bar (skip-empty's
-        # ratio is shown from its one boot)
-        repeats = [("igc-rates-%d" % i, k, rates[2], REPEATED, rates[4],
-                    rates[5]) for i in range(2, a.repeat + 1)]
+                    "--mode", "stack", "--conntrack", "--flows", str(flows),
+                    "--steps", irates, "--profile", str(PROFILE_TOP),
+                    "--step-seconds", insn_s, "--rss", "same", "--insn",
+                    "--smp", "1", "--queues", "1"],
+                    [lab + " " + c for lab in CT], ["stack"], nfx))
+        # the ramps again in new boots, last, uncounted: the spread of the
+        # ratios to igc, and of off's latency for the latency bar
+        # (skip-empty's ratio is shown from its one boot)
+        nr = len(st) + len(xd)
+        repeats = [("igc-rates-%d" % i, k, rates, REPEATED, ["stack", "xdp"],
+                    nr) for i in range(2, a.repeat + 1)]
         if a.no_octep:
             runs += repeats
             continue
         op = ramp(a.steps, 80000)
         for wm in ("0x100", "0x400"):
             nic = "dbb-octep,wmark=" + wm
-            base = ["--nic-a", nic, "--nic-b", nic, "--rings", "0",
-                    "--mode", "stack"]
             labels = ["octeon_ep " + wm, "octep_fix " + wm]
-            runs.append(("octep-%s-rates" % wm, k, base + [
-                "--steps", ",".join(map(krate, op)),
-                "--step-seconds", step_s,
-                "--accel", RAMP_ACCEL] + until, labels, ["stack"],
-                len(op)))
-            runs.append(("octep-%s-insn" % wm, k, base + [
-                "--rate", str(a.fixed), "--step-seconds", step_s,
-                "--insn"], labels, ["stack"], 1))
+            runs.append(("octep-%s" % wm, k, [
+                "--nic-a", nic, "--nic-b", nic, "--rings", "0",
+                "--mode", "stack", "--steps", ",".join(map(krate, op)),
+                "--step-seconds", step_s, "--accel", RAMP_ACCEL] + until + [
+                "--insn-steps", krate(a.fixed), "--insn-step-seconds",
+                step_s], labels, ["stack"], len(op) + 1))
         runs += repeats
     return runs
 
@@ -445,10 +434,14 @@ def run_router(a, run, qemu, mods, counter):
         cmd += ["--driver", drv, "--label", lab]
         if params:
             cmd += ["--driver-params", params]
+        if lab in COUNTED_ONLY:
+            cmd += ["--counted-only"]
     log = os.path.join(a.out, "logs", "%s-%s.log" % (k, name))
     progress("%s %s: boot (%s; %d configurations, up to %d steps each)"
              % (k, name, "single-threaded TCG + instruction counter"
-                if "--insn" in args else "single-threaded TCG",
+                if "--insn" in args else "single-threaded TCG; counted "
+                "steps first" if "--insn-steps" in args else
+                "single-threaded TCG",
                 len(labels), nsteps))
     t = time.time()
     with Lock(os.environ.get("DBB_GUEST_LOCK", "/tmp/dbb-guest.lock"),
@@ -559,11 +552,12 @@ def guest_saturation(rs):
 
 def summarize(runs, fixed):
     """report.json's "configs": one entry per kernel, configuration and
-    mode, from its rates run and its insn run."""
+    mode, from its ramp and its counted steps (the instruction counter
+    on)."""
     out = {}
     for run in runs:
-        kind = "insn" if run["name"].endswith("insn") else "rates"
         for r in run["rows"]:
+            kind = "insn" if r.get("insn_counting") else "rates"
             key = (run["kernel"], r["config"], r["mode"])
             c = out.setdefault(key, {
                 "kernel": run["kernel"], "kver": run["meta"].get("kernel"),
@@ -1320,7 +1314,7 @@ def rst_doc(data):
         "instruction counter.  Ratios compare rows of one boot." % (
             ", ".join(sorted({r["meta"].get("accel") or "default TCG"
                               for r in data["runs"]
-                              if "rates" in r["name"]})),
+                              if not r["name"].endswith("insn")})),
             m["step_seconds"] if m["mode"] != "smoke" else 1,
             "{:,}".format(m["flows"]),
             len([r for r in data["runs"]
@@ -1917,7 +1911,7 @@ def parse_args(argv):
                     help="offered pps of the instruction-count step and "
                     "the @fixed columns (default 20000)")
     ap.add_argument("--insn-rates", type=int,
-                    help="rates of each instruction-count run, evenly up "
+                    help="counted steps per configuration and mode, evenly up "
                     "to --fixed; rows are compared on the least-squares "
                     "line through them (default 2: half the fixed rate "
                     "and the fixed rate; --full 4)")

@@ -156,7 +156,7 @@ def insn_row(config, mode, pps, insn, irqs, loss=0.0, rx=None):
             "mode": mode, "target_pps": pps, "insn_per_fwd": insn,
             "irqs_per_fwd": irqs, "rx_irqs_per_fwd": rx, "loss_pct": loss,
             "tdt_per_fwd": 0.5, "mmio_per_fwd": None, "conntrack": None,
-            "pcie_counts": None}
+            "pcie_counts": None, "insn_counting": True}
 
 
 def case_matched_irqs_keep_the_drivers_transmit_interrupts():
@@ -302,11 +302,12 @@ def case_report_leaves_out_a_lossy_rate():
 
 def case_plan_counts_the_instruction_rates():
     # default: 10k and 20k of 2 s (--step-seconds); --full four of 3 s;
-    # --smoke two of 1 s; the progress count is rates x modes
-    def insn_runs(argv):
+    # --smoke two of 1 s; the progress count is rates x modes (and the
+    # ramp's steps in a boot that has both)
+    def counted_runs(argv):
         a = report.parse_args(argv)
-        return [r for r in report.plan(a) if r[0].endswith("-insn") and
-                r[0].startswith("igc")]
+        return [r for r in report.plan(a) if r[0].startswith("igc") and
+                ("--insn" in r[2] or "--insn-steps" in r[2])]
     for argv, rates, secs in (([], "10k,20k", "2"),
                               (["--full"], "5k,10k,15k,20k", "3"),
                               (["--smoke"], "10k,20k", "1"),
@@ -315,14 +316,21 @@ def case_plan_counts_the_instruction_rates():
                               (["--insn-rates", "3", "--insn-seconds", "3",
                                 "--fixed", "12345"], "4.1k,8.2k,12.345k",
                                "3")):
-        runs = insn_runs(argv)
+        runs = counted_runs(argv)
         assert runs, argv
         for name, _, args, labels, modes, n in runs:
-            i = args.index("--steps")
-            assert args[i + 1] == rates, (argv, name, args[i + 1])
-            assert args[args.index("--step-seconds") + 1] == secs, \
-                (argv, name, args)
-            assert n == len(rates.split(",")) * len(modes), (argv, name, n)
+            if "--insn" in args:    # counted from boot: its steps only
+                steps, length = "--steps", "--step-seconds"
+                ramp = 0
+            else:
+                steps, length = "--insn-steps", "--insn-step-seconds"
+                ramp = sum(len(x.split("=")[-1].split(",")) for i, x in
+                           enumerate(args) if args[i - 1] in (
+                               "--steps", "--mode-steps"))
+            assert args[args.index(steps) + 1] == rates, (argv, name, args)
+            assert args[args.index(length) + 1] == secs, (argv, name, args)
+            assert n == len(rates.split(",")) * len(modes) + ramp, \
+                (argv, name, n)
     for bad in (["--insn-rates", "1"], ["--insn-seconds", "0"],
                 ["--fixed", "1500"], ["--full", "--fixed", "3000"]):
         try:
@@ -364,7 +372,8 @@ def ramp_row(config, pps, fwd, tdt, busy, rx_dropped, host_drops=0):
             "tdt_noop_writes": 0, "tx_frames": fwd, "cpu_busy_pct": busy,
             "rx_dropped": rx_dropped, "host_in_drops": host_drops,
             "insn_per_fwd": None, "irqs_per_fwd": None, "lat_p50_us": None,
-            "conntrack": None, "pcie_counts": None, "mmio_per_fwd": None}
+            "conntrack": None, "pcie_counts": None, "mmio_per_fwd": None,
+            "insn_counting": False}
 
 
 def doorbell_verdicts(top):
@@ -573,6 +582,39 @@ def case_latency_bar_allows_the_lab_checks_spread():
     assert ok is True and "spread 110" in t, t
 
 
+def case_counted_steps_ride_in_the_ramps_boots():
+    # one boot per ramp, its counted steps first (--insn-steps); only the
+    # firewall rows, which have no ramp, count from boot (--insn)
+    for argv in ([], ["--full"]):
+        runs = report.plan(report.parse_args(argv))
+        names = [r[0] for r in runs]
+        assert names == ["igc-rates", "igc-1q", "igc-4q", "igc-both",
+                         "igc-imix", "igc-ct2k-insn", "igc-ct200k-insn",
+                         "octep-0x100", "octep-0x400", "igc-rates-2"] + \
+            (["igc-rates-3"] if argv else []), names
+        for name, _, args, labels, *_ in runs:
+            counted = "--insn-steps" in args
+            assert counted != ("--insn" in args) or \
+                name.startswith("igc-rates-"), (name, args)
+            assert ("--insn" in args) == name.endswith("-insn"), name
+        one = next(r for r in runs if r[0] == "igc-1q")
+        assert "igc_batch off 1q" in one[3] and \
+            report.COUNTED_ONLY == ("igc_batch off 1q",), one[3]
+    # a boot's rows: the counted ones are the configuration's instruction
+    # steps, the others its ramp
+    run = {"name": "igc-1q", "kernel": "6.1", "args": [], "meta": {},
+           "rows": [insn_row("igc 1q", "stack", 10000, 8000, 1.8),
+                    insn_row("igc 1q", "stack", 20000, 4300, 0.1),
+                    dict(ramp_row("igc 1q", 2000, 2000, 1.0, 5.0, 0),
+                         queues=1),
+                    dict(ramp_row("igc 1q", 20000, 20000, 1.0, 40.0, 0),
+                         queues=1)]}
+    c = report.summarize([run], 20000)[0]
+    assert [r["target_pps"] for r in c["ramp"]] == [2000, 20000], c["ramp"]
+    assert [r["target_pps"] for r in c["insn_steps"]] == [10000, 20000]
+    assert c["insn_per_pkt"] == 4300, c["insn_per_pkt"]
+
+
 def case_spread_repeat_boots_three_configurations():
     # the repeat boot: igc, off (the latency bar's spread) and batched,
     # with the first ramps' arguments; skip-empty's ratio has one boot
@@ -581,7 +623,10 @@ def case_spread_repeat_boots_three_configurations():
     again = [r for r in runs if r[0].startswith("igc-rates-")]
     assert [r[0] for r in again] == ["igc-rates-2"], [r[0] for r in again]
     assert again[0][3] == ["igc", "igc_batch off", "igc_batch batched"]
-    assert again[0][2] == first[2] and again[0][4] == first[4]
+    # the first boot's ramps, without its counted steps
+    i = first[2].index("--insn-steps")
+    assert again[0][2] == first[2][:i] and again[0][4] == first[4]
+    assert "--profile" not in again[0][2]
     assert "igc_batch skip-empty" in first[3]
     assert runs[-1] is again[0]     # last: the spread over the whole run
 
@@ -593,7 +638,7 @@ def case_ramps_saturate_the_guest_not_qemus_input():
     for argv in ([], ["--full"]):
         runs = report.plan(report.parse_args(argv))
         ramps = [r for r in runs if "--insn" not in r[2]]
-        assert any(r[0] == "igc-4q-rates" for r in ramps), argv
+        assert any(r[0] == "igc-4q" for r in ramps), argv
         for name, _, args, *_ in ramps:
             assert "--accel" in args, (argv, name)
             assert args[args.index("--accel") + 1] == \
