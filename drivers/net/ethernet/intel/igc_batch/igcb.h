@@ -28,6 +28,7 @@
 
 #include "igcb_hang.h"
 #include "igcb_itr.h"
+#include "igcb_refill.h"
 #include "igcb_regs.h"
 
 #define IGCB_DRV_NAME		"igc_batch"
@@ -56,7 +57,6 @@
  */
 #define IGCB_RX_HEADROOM	XDP_PACKET_HEADROOM
 #define IGCB_RX_BUFSZ		3072
-#define IGCB_RX_REFILL_BATCH	16
 
 /* MTU 9216: a 9238-byte frame with two VLAN tags, under the 9.5 KB limit */
 #define IGCB_MAX_MTU		9216
@@ -417,10 +417,8 @@ static inline unsigned int igcb_tx_unused(const struct igcb_tx_ring *ring)
 
 static inline unsigned int igcb_rx_unused(const struct igcb_rx_ring *ring)
 {
-	unsigned int ntc = ring->next_to_clean, ntu = ring->next_to_use;
-	unsigned int posted = ntu >= ntc ? ntu - ntc : ring->count + ntu - ntc;
-
-	return ring->count - posted - 1;
+	return igcb_rx_awaiting(ring->count, ring->next_to_use,
+				ring->next_to_clean);
 }
 
 /* Has the hardware written back descriptor @i, one posted to it? */

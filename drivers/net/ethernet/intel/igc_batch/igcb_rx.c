@@ -9,6 +9,7 @@
  * turned into an skb in place (napi_build_skb) and the page goes back to
  * the pool when the stack frees it.  The descriptors from next_to_clean
  * up to next_to_use are the hardware's; one slot always stays empty.
+ * Buffers go back to the port sixteen at a time (igcb_refill.h).
  */
 
 #include <linux/bitfield.h>
@@ -19,6 +20,8 @@
 
 static_assert(IGCB_RX_HEADROOM + IGCB_RX_BUFSZ +
 	      SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) <= PAGE_SIZE);
+/* A ring waiting to refill keeps at least 3/4 of its buffers posted. */
+static_assert(IGCB_MIN_DESC >= 4 * IGCB_RX_REFILL_BATCH);
 
 /**
  * igcb_rx_dma_sync - must the CPU and the port sync our pages around DMA?
@@ -342,7 +345,8 @@ static struct sk_buff *igcb_rx_build(struct igcb_rx_ring *ring,
  * doorbells until it ends.  A pass of one frame opens none: its transmit
  * rings at once, as the batch's end would have.  Frames XDP
  * redirects or sends back are published once at the end of the poll
- * anyway; a dropped one publishes nothing.
+ * anyway; a dropped one publishes nothing.  Buffers go back to the
+ * port, and RDT is written, once IGCB_RX_REFILL_BATCH slots await them.
  *
  * Return: frames handed on (to the stack or to XDP), or @budget when the
  * ring could not be refilled, so that NAPI polls again.
@@ -354,16 +358,17 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 	struct igcb_adapter *a = ring->adapter;
 	struct bpf_prog *prog = READ_ONCE(a->xdp_prog);
 	enum dma_data_direction dir = page_pool_get_dma_dir(ring->pp);
-	unsigned int done = 0, bytes = 0, cleaned = 0, xdp_flags = 0;
+	unsigned int done = 0, bytes = 0, xdp_flags = 0;
 	unsigned int xdp_drop = 0, xdp_tx = 0, xdp_redir = 0;
 	struct sk_buff *skb = ring->skb;
+	unsigned int awaiting = igcb_rx_unused(ring);
 	u16 ntc = ring->next_to_clean;
 	bool starved = false;
 
-	/* Nothing arrived (a transmitting port's pass) and nothing to
-	 * refill: no setup, no accounting.
+	/* Nothing arrived (a transmitting port's pass) and no refill due:
+	 * no setup, no accounting.
 	 */
-	if (!igcb_rx_ready(ring) && !igcb_rx_unused(ring))
+	if (!igcb_rx_ready(ring) && !igcb_rx_refill_due(awaiting))
 		return 0;
 
 	while (done < budget) {
@@ -375,10 +380,10 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 		bool eop;
 
 		/* Give buffers back in groups: one at a time costs doorbells. */
-		if (cleaned >= IGCB_RX_REFILL_BATCH) {
+		if (igcb_rx_refill_due(awaiting)) {
 			ring->next_to_clean = ntc;
-			igcb_rx_refill(ring, igcb_rx_unused(ring));
-			cleaned = 0;
+			igcb_rx_refill(ring, awaiting);
+			awaiting = igcb_rx_unused(ring);
 		}
 		if (ntc == ring->next_to_use)
 			break;		/* nothing posted */
@@ -397,7 +402,7 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 		b->page = NULL;
 		if (++ntc == ring->count)
 			ntc = 0;
-		cleaned++;
+		awaiting++;
 		if (unlikely(!page)) {
 			/* Never posted: lose the frame it belongs to. */
 			igcb_rx_lose(ring, &skb, NULL, eop);
@@ -489,8 +494,8 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 	if (xdp_flags & (IGCB_XDP_TX | IGCB_XDP_REDIR))
 		igcb_xdp_finalize(a, xdp_flags);
 	/* Also retries a refill that an allocation failure cut short. */
-	if (igcb_rx_unused(ring))
-		starved = !igcb_rx_refill(ring, igcb_rx_unused(ring));
+	if (igcb_rx_refill_due(awaiting))
+		starved = !igcb_rx_refill(ring, awaiting);
 
 	u64_stats_update_begin(&ring->sync);
 	ring->st.packets += done;
