@@ -12,7 +12,8 @@
 
 struct ring {
 	unsigned int count, ntu, ntc, tail;	/* tail: last RDT written */
-	unsigned long frames, writes, published, min_posted;	/* before a poll's last refill */
+	unsigned long frames, writes, published;
+	unsigned long min_posted;	/* lowest before a poll's last refill */
 	unsigned int fail;	/* allocations still to fail */
 	bool short_write;	/* a write published fewer than BATCH */
 };
