@@ -20,14 +20,10 @@
 #include <linux/workqueue.h>
 #include <net/dbbatch.h>
 #include <net/xdp.h>
-#ifdef IGCB_HAVE_PP_HELPERS
-#include <net/page_pool/helpers.h>
-#else
-#include <net/page_pool.h>
-#endif
 
 #include "igcb_hang.h"
 #include "igcb_itr.h"
+#include "igcb_pagecnt.h"
 #include "igcb_refill.h"
 #include "igcb_regs.h"
 
@@ -50,8 +46,8 @@
 #define IGCB_MAX_DESC		4096
 #define IGCB_DESC_STEP		8
 
-/* Every receive buffer is one page from the ring's page_pool: XDP headroom,
- * a buffer the hardware fills (SRRCTL in KB), then room for the
+/* Every receive buffer is one page of the ring's (igcb_rx_page.c): XDP
+ * headroom, a buffer the hardware fills (SRRCTL in KB), then room for the
  * skb_shared_info so that a one-buffer frame becomes an skb in place.
  * Bigger frames span buffers and arrive as page fragments.
  */
@@ -171,8 +167,7 @@ static inline void igcb_wrflush(struct igcb_hw *hw)
 
 enum igcb_tx_kind {
 	IGCB_TXB_SKB,
-	IGCB_TXB_XDP_TX,	/* our own page_pool page, not mapped again */
-	IGCB_TXB_XDP_NDO,	/* a frame from ndo_xdp_xmit, mapped here */
+	IGCB_TXB_XDP,		/* XDP_TX or ndo_xdp_xmit, mapped here */
 };
 
 struct igcb_tx_buf {
@@ -242,6 +237,14 @@ struct igcb_tx_ring {
 struct igcb_rx_buf {
 	struct page *page;
 	dma_addr_t dma;		/* of the page, headroom not included */
+	u16 bias;		/* references to the page that are ours */
+};
+
+enum igcb_rx_page_src {
+	IGCB_PAGE_NONE,		/* allocation or mapping failed */
+	IGCB_PAGE_REUSED,	/* from the stash, back from the stack */
+	IGCB_PAGE_NEW,
+	IGCB_PAGE_NR
 };
 
 struct igcb_rx_stats {
@@ -250,6 +253,8 @@ struct igcb_rx_stats {
 	u64 tail_writes;	/* RDT writes */
 	u64 csum_err;
 	u64 alloc_failed;
+	u64 page_new;		/* pages allocated and mapped */
+	u64 page_reused;	/* pages posted again after the stack's use */
 	u64 dropped;		/* bad frames, too many fragments */
 	u64 xdp_drop;
 	u64 xdp_tx;
@@ -267,7 +272,9 @@ struct igcb_rx_ring {
 	u8 qid;
 	bool discard;		/* dropping the rest of a frame */
 	struct sk_buff *skb;	/* a frame still arriving, across polls */
-	struct page_pool *pp;
+	/* Pages handed to the stack (igcb_rx_page.c) */
+	struct igcb_rx_buf *stash;
+	struct igcb_stash_pos stash_pos;
 	struct igcb_adapter *adapter;
 	struct igcb_q_vector *qv;
 	struct net_device *netdev;
@@ -532,7 +539,7 @@ void igcb_doorbell_rx_publish(struct igcb_rx_ring *ring);
 #define IGCB_XDP_TX		BIT(1)
 #define IGCB_XDP_REDIR		BIT(2)
 unsigned int igcb_xdp_run(struct igcb_rx_ring *ring, struct bpf_prog *prog,
-			  struct xdp_buff *xdp, struct page *page);
+			  struct xdp_buff *xdp);
 void igcb_xdp_finalize(struct igcb_adapter *a, unsigned int flags);
 int igcb_xdp_xmit(struct net_device *netdev, int n,
 		  struct xdp_frame **frames, u32 flags);

@@ -34,7 +34,7 @@ static const char * const igcb_txq_stats[] = {
 static const char * const igcb_rxq_stats[] = {
 	"packets", "bytes", "hw_drops", "dropped", "csum_err",
 	"alloc_failed", "tail_writes", "xdp_drop", "xdp_tx",
-	"xdp_redirect",
+	"xdp_redirect", "page_new", "page_reused",
 };
 
 /* ethtool -d: a fixed layout, the same whatever the queue count, so that
@@ -313,6 +313,8 @@ static u64 *igcb_rxq_values(struct igcb_rx_ring *r, u64 hw_drops, u64 *p)
 	*p++ = st.xdp_drop;
 	*p++ = st.xdp_tx;
 	*p++ = st.xdp_redirect;
+	*p++ = st.page_new;
+	*p++ = st.page_reused;
 	return p;
 }
 

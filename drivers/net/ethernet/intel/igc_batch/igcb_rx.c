@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * igc_batch receive: rings of page_pool pages, the NAPI receive pass,
- * checksum, RSS hash and VLAN from the descriptor, frames over several
- * buffers (jumbo), RSS configuration.
+ * igc_batch receive: the rings, the NAPI receive pass, checksum, RSS hash
+ * and VLAN from the descriptor, frames over several buffers (jumbo), RSS
+ * configuration.
  *
  * Every buffer is a whole page: XDP headroom, IGCB_RX_BUFSZ for the
  * hardware, then room for the skb_shared_info, so a one-buffer frame is
- * turned into an skb in place (napi_build_skb) and the page goes back to
- * the pool when the stack frees it.  The descriptors from next_to_clean
- * up to next_to_use are the hardware's; one slot always stays empty.
- * Buffers go back to the port sixteen at a time (igcb_refill.h).
+ * turned into an skb in place (napi_build_skb).  A page handed on waits
+ * for the stack to give it back, and a frame dropped leaves its page in
+ * its slot (igcb_rx_page.c).  The descriptors from next_to_clean up to
+ * next_to_use are the hardware's; one slot always stays empty.  Buffers
+ * go back to the port sixteen at a time (igcb_refill.h).
  */
 
 #include <linux/bitfield.h>
@@ -17,6 +18,7 @@
 #include <linux/dma-mapping.h>
 
 #include "igcb.h"
+#include "igcb_rx_page.h"
 
 static_assert(IGCB_RX_HEADROOM + IGCB_RX_BUFSZ +
 	      SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) <= PAGE_SIZE);
@@ -27,9 +29,9 @@ static_assert(IGCB_MIN_DESC >= 4 * IGCB_RX_REFILL_BATCH);
  * igcb_rx_dma_sync - must the CPU and the port sync our pages around DMA?
  * @dev: the port's device, its 64-bit DMA mask set
  *
- * Since 6.10 the page_pool and dma_sync_*() skip a sync where it does
- * nothing.  Before, they call into the DMA layer for every frame (for the
- * CPU on receive, for the device when the page is recycled), also on a
+ * Since 6.10 dma_sync_*() skip a sync where it does nothing.  Before,
+ * they call into the DMA layer for every frame (for the CPU on receive,
+ * for the device when the page is posted again), also on a
  * coherent device with nothing bounced, so ask once.  Direct mapping with
  * a 64-bit mask and no bus limit bounces every page (forced swiotlb,
  * encrypted memory) or none, and an IOMMU's answer holds for all its
@@ -65,46 +67,26 @@ bool igcb_rx_dma_sync(struct device *dev)
 
 int igcb_rx_ring_alloc(struct igcb_rx_ring *ring)
 {
-	struct page_pool_params pp = {
-		.flags = PP_FLAG_DMA_MAP |
-			 (ring->adapter->dma_sync ? PP_FLAG_DMA_SYNC_DEV : 0),
-		.order = 0,
-		.pool_size = ring->count,
-		.nid = dev_to_node(ring->dev),
-		.dev = ring->dev,
-		/* XDP_TX sends our pages back out as they are */
-		.dma_dir = igcb_xdp_on(ring->adapter) ? DMA_BIDIRECTIONAL :
-							DMA_FROM_DEVICE,
-		.offset = IGCB_RX_HEADROOM,
-		.max_len = IGCB_RX_BUFSZ,
-#ifdef IGCB_HAVE_PP_NAPI
-		.napi = &ring->qv->napi,
-		.netdev = ring->netdev,
-#endif
-	};
 	int err = -ENOMEM;
 
 	ring->bufs = kvcalloc(ring->count, sizeof(*ring->bufs), GFP_KERNEL);
 	if (!ring->bufs)
 		return -ENOMEM;
+	if (igcb_rx_stash_alloc(ring))
+		goto err;
 	ring->size = ALIGN(ring->count * sizeof(union igcb_rx_desc), 4096);
 	ring->desc = dma_alloc_coherent(ring->dev, ring->size, &ring->dma,
 					GFP_KERNEL);
 	if (!ring->desc)
 		goto err;
 
-	ring->pp = page_pool_create(&pp);
-	if (IS_ERR(ring->pp)) {
-		err = PTR_ERR(ring->pp);
-		ring->pp = NULL;
-		goto err;
-	}
 	err = xdp_rxq_info_reg(&ring->xdp_rxq, ring->netdev, ring->qid,
 			       ring->qv->napi.napi_id);
 	if (err)
 		goto err;
-	err = xdp_rxq_info_reg_mem_model(&ring->xdp_rxq, MEM_TYPE_PAGE_POOL,
-					 ring->pp);
+	/* XDP frames go back with page_frag_free(), like skb heads. */
+	err = xdp_rxq_info_reg_mem_model(&ring->xdp_rxq, MEM_TYPE_PAGE_SHARED,
+					 NULL);
 	if (err)
 		goto err;
 	return 0;
@@ -117,43 +99,30 @@ err:
 void igcb_rx_ring_free(struct igcb_rx_ring *ring)
 {
 	igcb_rx_ring_drain(ring);
-	/* Unregistering drops the memory model's reference on the pool. */
 	if (xdp_rxq_info_is_reg(&ring->xdp_rxq))
 		xdp_rxq_info_unreg(&ring->xdp_rxq);
-	if (ring->pp)
-		page_pool_destroy(ring->pp);
-	ring->pp = NULL;
 	if (ring->desc)
 		dma_free_coherent(ring->dev, ring->size, ring->desc, ring->dma);
 	ring->desc = NULL;
+	igcb_rx_stash_free(ring);
 	kvfree(ring->bufs);
 	ring->bufs = NULL;
 }
 
 /**
- * igcb_rx_ring_drain - give every page back to the pool
+ * igcb_rx_ring_drain - let every page of the ring go
  * @ring: a ring the hardware no longer writes, NAPI disabled
  *
- * The pool itself waits, when destroyed, for pages still in the stack.
+ * Pages still in the stack are freed when it is done with them.
  */
 void igcb_rx_ring_drain(struct igcb_rx_ring *ring)
 {
-	unsigned int i;
-
 	if (ring->skb) {
 		dev_kfree_skb_any(ring->skb);
 		ring->skb = NULL;
 	}
 	ring->discard = false;
-	if (!ring->bufs)
-		return;
-	for (i = 0; i < ring->count; i++) {
-		struct igcb_rx_buf *b = &ring->bufs[i];
-
-		if (b->page)
-			page_pool_put_full_page(ring->pp, b->page, false);
-		b->page = NULL;
-	}
+	igcb_rx_pages_drain(ring);
 	ring->next_to_use = 0;
 	ring->next_to_clean = 0;
 }
@@ -188,37 +157,41 @@ void igcb_rx_ring_configure(struct igcb_rx_ring *ring)
 		  FIELD_PREP(IGCB_XDCTL_WTHRESH, 4) | IGCB_XDCTL_ENABLE);
 }
 
-/* Post up to @n buffers from next_to_use, then publish them.  Writing
- * hdr_addr clears the write-back status of the slot (DD), so a slot is
- * never mistaken for a completed one.  Return: false if a page could not
- * be had.
+/* Post up to @n buffers from next_to_use, then publish them: a slot keeps
+ * the page of a frame that was dropped, an empty one gets a page back from
+ * the stack or a new one.  Writing hdr_addr clears the write-back status
+ * of the slot (DD), so a slot is never mistaken for a completed one.
+ * Return: false if a page could not be had.
  */
 static bool igcb_rx_refill(struct igcb_rx_ring *ring, unsigned int n)
 {
-	bool ok = true;
-
+	unsigned int got[IGCB_PAGE_NR] = { 0 };
+	bool sync = ring->adapter->dma_sync;
 	u16 i = ring->next_to_use;
+	bool ok = true;
 
 	while (n--) {
 		struct igcb_rx_buf *b = &ring->bufs[i];
 		union igcb_rx_desc *d = &ring->desc[i];
 
 		if (!b->page) {
-			struct page *page = NULL;
+			enum igcb_rx_page_src src = IGCB_PAGE_NONE;
 
 			if (likely(!igcb_inject(ring->adapter,
 						&ring->adapter->faults.rx_alloc)))
-				page = page_pool_dev_alloc_pages(ring->pp);
-			if (unlikely(!page)) {
-				u64_stats_update_begin(&ring->sync);
-				ring->st.alloc_failed++;
-				u64_stats_update_end(&ring->sync);
+				src = igcb_rx_page_get(ring, b);
+			got[src]++;
+			if (unlikely(src == IGCB_PAGE_NONE)) {
 				ok = false;
 				break;
 			}
-			b->page = page;
-			b->dma = page_pool_get_dma_addr(page);
 		}
+		/* The CPU may have written there since (XDP, the stack). */
+		if (sync)
+			dma_sync_single_range_for_device(ring->dev, b->dma,
+							 IGCB_RX_HEADROOM,
+							 IGCB_RX_BUFSZ,
+							 DMA_FROM_DEVICE);
 		d->read.pkt_addr = cpu_to_le64(b->dma + IGCB_RX_HEADROOM);
 		d->read.hdr_addr = 0;
 		if (++i == ring->count)
@@ -226,6 +199,11 @@ static bool igcb_rx_refill(struct igcb_rx_ring *ring, unsigned int n)
 	}
 	ring->next_to_use = i;
 	igcb_doorbell_rx_publish(ring);
+	u64_stats_update_begin(&ring->sync);
+	ring->st.alloc_failed += got[IGCB_PAGE_NONE];
+	ring->st.page_new += got[IGCB_PAGE_NEW];
+	ring->st.page_reused += got[IGCB_PAGE_REUSED];
+	u64_stats_update_end(&ring->sync);
 	return ok;
 }
 
@@ -298,13 +276,12 @@ static void igcb_rx_count_drop(struct igcb_rx_ring *ring)
 	u64_stats_update_end(&ring->sync);
 }
 
-/* Every drop alike: free the frame's skb and page, skip its rest (!@eop). */
+/* Every drop alike: free the frame's skb, skip its rest (!@eop).  The
+ * buffer being looked at stays in its slot, to be posted again.
+ */
 static inline void igcb_rx_lose(struct igcb_rx_ring *ring,
-				struct sk_buff **skb, struct page *page,
-				bool eop)
+				struct sk_buff **skb, bool eop)
 {
-	if (page)
-		page_pool_recycle_direct(ring->pp, page);
 	if (*skb)
 		dev_kfree_skb_any(*skb);
 	*skb = NULL;
@@ -326,7 +303,6 @@ static struct sk_buff *igcb_rx_build(struct igcb_rx_ring *ring,
 		u64_stats_update_end(&ring->sync);
 		return NULL;
 	}
-	skb_mark_for_recycle(skb);
 	skb_reserve(skb, headroom);
 	__skb_put(skb, len);
 	if (metasize)
@@ -357,7 +333,6 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 	struct igcb_rx_ring *ring = &qv->rx;
 	struct igcb_adapter *a = ring->adapter;
 	struct bpf_prog *prog = READ_ONCE(a->xdp_prog);
-	enum dma_data_direction dir = page_pool_get_dma_dir(ring->pp);
 	unsigned int done = 0, bytes = 0, xdp_flags = 0;
 	unsigned int xdp_drop = 0, xdp_tx = 0, xdp_redir = 0;
 	struct sk_buff *skb = ring->skb;
@@ -399,13 +374,12 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 
 		b = &ring->bufs[ntc];
 		page = b->page;
-		b->page = NULL;
 		if (++ntc == ring->count)
 			ntc = 0;
 		awaiting++;
 		if (unlikely(!page)) {
 			/* Never posted: lose the frame it belongs to. */
-			igcb_rx_lose(ring, &skb, NULL, eop);
+			igcb_rx_lose(ring, &skb, eop);
 			continue;
 		}
 		if (unlikely(len > IGCB_RX_BUFSZ))
@@ -413,10 +387,9 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 		if (ring->adapter->dma_sync)
 			dma_sync_single_range_for_cpu(ring->dev, b->dma,
 						      IGCB_RX_HEADROOM, len,
-						      dir);
+						      DMA_FROM_DEVICE);
 
 		if (unlikely(ring->discard)) {
-			page_pool_recycle_direct(ring->pp, page);
 			if (eop)
 				ring->discard = false;
 			continue;
@@ -430,7 +403,9 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 				xdp_init_buff(&xdp, PAGE_SIZE, &ring->xdp_rxq);
 				xdp_prepare_buff(&xdp, page_address(page),
 						 IGCB_RX_HEADROOM, len, true);
-				act = igcb_xdp_run(ring, prog, &xdp, page);
+				act = igcb_xdp_run(ring, prog, &xdp);
+				if (act & (IGCB_XDP_TX | IGCB_XDP_REDIR))
+					igcb_rx_page_give(ring, b);
 				if (act != IGCB_XDP_PASS) {
 					xdp_flags |= act;
 					xdp_drop += !!(act & IGCB_XDP_CONSUMED);
@@ -447,24 +422,25 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 				/* XDP sees whole frames only: drop this one
 				 * (not its last buffer: the rest is discarded).
 				 */
-				igcb_rx_lose(ring, &skb, page, eop);
+				igcb_rx_lose(ring, &skb, eop);
 				continue;
 			}
 			skb = igcb_rx_build(ring, page, headroom, len, metasize);
 			if (unlikely(!skb)) {
-				igcb_rx_lose(ring, &skb, page, eop);
+				igcb_rx_lose(ring, &skb, eop);
 				continue;
 			}
 		} else {
 			unsigned int nr = skb_shinfo(skb)->nr_frags;
 
 			if (unlikely(nr >= MAX_SKB_FRAGS)) {
-				igcb_rx_lose(ring, &skb, page, eop);
+				igcb_rx_lose(ring, &skb, eop);
 				continue;
 			}
 			skb_add_rx_frag(skb, nr, page, IGCB_RX_HEADROOM, len,
 					PAGE_SIZE);
 		}
+		igcb_rx_page_give(ring, b);
 
 		if (!eop)
 			continue;	/* the frame goes on in the next buffer */
@@ -472,7 +448,7 @@ int igcb_rx_clean(struct igcb_q_vector *qv, int budget,
 		if (unlikely(staterr & IGCB_RXD_ERR_RXE) &&
 		    !(ring->netdev->features & NETIF_F_RXALL)) {
 			/* The page is the skb's now; discard stays clear. */
-			igcb_rx_lose(ring, &skb, NULL, eop);
+			igcb_rx_lose(ring, &skb, eop);
 			continue;
 		}
 		if (eth_skb_pad(skb)) {

@@ -72,12 +72,13 @@ static void igcb_tx_free_payload(struct igcb_tx_buf *first, int napi_budget,
 	case IGCB_TXB_SKB:
 		napi_consume_skb(first->skb, napi_budget);
 		break;
-	case IGCB_TXB_XDP_TX:
-	case IGCB_TXB_XDP_NDO:
-		/* Not the pool's own NAPI context: no direct recycling;
-		 * a bulk takes the pool's ring lock once per 16 pages.
+	case IGCB_TXB_XDP:
+		/* A page_pool's frames (another driver's) in bulk: the
+		 * pool's ring lock once per 16 pages.  Ours, and other
+		 * shared pages, go back with a put_page() each (asking
+		 * here saves the bulk's call).
 		 */
-		if (bq)
+		if (bq && first->xdpf->mem.type == MEM_TYPE_PAGE_POOL)
 			xdp_return_frame_bulk(first->xdpf, bq);
 		else
 			xdp_return_frame(first->xdpf);

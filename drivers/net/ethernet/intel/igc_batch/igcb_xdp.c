@@ -21,11 +21,11 @@ static struct igcb_tx_ring *igcb_xdp_ring(struct igcb_adapter *a, int cpu)
 	return &a->qv[(unsigned int)cpu % a->num_queues]->tx;
 }
 
-/* Queue one frame on @ring, its xmit lock held.  @own: the frame is in a
- * page of one of our RX page_pools, already mapped both ways.
+/* Queue one frame on @ring, its xmit lock held.  XDP_TX frames are mapped
+ * here too, as upstream igc does: an RX page's own mapping is its ring's
+ * alone (igcb_rx_page.c), and may be gone before the frame is sent.
  */
-static int igcb_xdp_queue(struct igcb_tx_ring *ring, struct xdp_frame *xdpf,
-			  bool own)
+static int igcb_xdp_queue(struct igcb_tx_ring *ring, struct xdp_frame *xdpf)
 {
 	struct skb_shared_info *sh = xdp_get_shared_info_from_frame(xdpf);
 	unsigned int nr = xdp_frame_has_frags(xdpf) ? sh->nr_frags : 0;
@@ -48,31 +48,18 @@ static int igcb_xdp_queue(struct igcb_tx_ring *ring, struct xdp_frame *xdpf,
 		if (unlikely(size > IGCB_TXD_MAX_DATA))
 			goto unwind;
 
-		if (own) {
-			struct page *page = f ? skb_frag_page(frag) :
-					    virt_to_head_page(xdpf->data);
-
-			dma = page_pool_get_dma_addr(page) +
-			      (f ? skb_frag_off(frag) :
-			       xdpf->data - page_address(page));
-			if (ring->adapter->dma_sync)
-				dma_sync_single_for_device(ring->dev, dma,
-							   size,
-							   DMA_BIDIRECTIONAL);
-		} else {
-			/* The head by its address: no page lookup. */
-			if (f)
-				dma = skb_frag_dma_map(ring->dev, frag, 0,
-						       size, DMA_TO_DEVICE);
-			else
-				dma = dma_map_single(ring->dev, xdpf->data,
-						     size, DMA_TO_DEVICE);
-			if (dma_mapping_error(ring->dev, dma))
-				goto unwind;
-			b->dma = dma;
-			b->len = size;
-			b->map_page = f;
-		}
+		/* The head by its address: no page lookup. */
+		if (f)
+			dma = skb_frag_dma_map(ring->dev, frag, 0, size,
+					       DMA_TO_DEVICE);
+		else
+			dma = dma_map_single(ring->dev, xdpf->data, size,
+					     DMA_TO_DEVICE);
+		if (dma_mapping_error(ring->dev, dma))
+			goto unwind;
+		b->dma = dma;
+		b->len = size;
+		b->map_page = f;
 
 		d = &ring->desc[i];
 		d->read.addr = cpu_to_le64(dma);
@@ -87,7 +74,7 @@ static int igcb_xdp_queue(struct igcb_tx_ring *ring, struct xdp_frame *xdpf,
 	d->read.cmd_type_len |= cpu_to_le32(IGCB_TXD_CMD_EOP | IGCB_TXD_CMD_RS);
 
 	first->xdpf = xdpf;
-	first->kind = own ? IGCB_TXB_XDP_TX : IGCB_TXB_XDP_NDO;
+	first->kind = IGCB_TXB_XDP;
 	first->bytes = total;
 	first->segs = 1;
 	first->stamp = jiffies;
@@ -124,7 +111,7 @@ static int igcb_xdp_tx_back(struct igcb_adapter *a, struct xdp_buff *xdp)
 	__netif_tx_lock(ring->dbq.txq, cpu);
 	/* The stack's queue is ours too: keep its watchdog quiet. */
 	txq_trans_cond_update(ring->dbq.txq);
-	err = igcb_xdp_queue(ring, xdpf, true);
+	err = igcb_xdp_queue(ring, xdpf);
 	__netif_tx_unlock(ring->dbq.txq);
 	return err;
 }
@@ -134,13 +121,13 @@ static int igcb_xdp_tx_back(struct igcb_adapter *a, struct xdp_buff *xdp)
  * @ring: the RX ring it came from
  * @prog: the program
  * @xdp: the frame
- * @page: its page, from @ring's pool
  *
  * Return: IGCB_XDP_PASS (build an skb from @xdp), or what became of the
- * page: IGCB_XDP_CONSUMED (recycled), IGCB_XDP_TX, IGCB_XDP_REDIR.
+ * frame: IGCB_XDP_CONSUMED (dropped: its page stays in its slot),
+ * IGCB_XDP_TX, IGCB_XDP_REDIR (handed on: the caller gives its page).
  */
 unsigned int igcb_xdp_run(struct igcb_rx_ring *ring, struct bpf_prog *prog,
-			  struct xdp_buff *xdp, struct page *page)
+			  struct xdp_buff *xdp)
 {
 	u32 act = bpf_prog_run_xdp(prog, xdp);
 
@@ -156,7 +143,6 @@ unsigned int igcb_xdp_run(struct igcb_rx_ring *ring, struct bpf_prog *prog,
 			break;
 		return IGCB_XDP_REDIR;
 	case XDP_DROP:
-		page_pool_recycle_direct(ring->pp, page);
 		return IGCB_XDP_CONSUMED;
 	default:
 		bpf_warn_invalid_xdp_action(ring->netdev, prog, act);
@@ -165,7 +151,6 @@ unsigned int igcb_xdp_run(struct igcb_rx_ring *ring, struct bpf_prog *prog,
 		break;
 	}
 	trace_xdp_exception(ring->netdev, prog, act);
-	page_pool_recycle_direct(ring->pp, page);
 	return IGCB_XDP_CONSUMED;
 }
 
@@ -227,7 +212,7 @@ int igcb_xdp_xmit(struct net_device *netdev, int n,
 	}
 	txq_trans_cond_update(ring->dbq.txq);
 	for (i = 0; i < n; i++)
-		if (igcb_xdp_queue(ring, frames[i], false))
+		if (igcb_xdp_queue(ring, frames[i]))
 			break;
 	if (flags & XDP_XMIT_FLUSH)
 		igcb_doorbell_tx_flush_xdp(ring);
@@ -254,7 +239,9 @@ static int igcb_xdp_setup(struct igcb_adapter *a, struct bpf_prog *prog,
 		return -EOPNOTSUPP;
 	}
 
-	/* RX pages must be mapped both ways for XDP_TX: rebuild the rings. */
+	/* Restart the port, as upstream igc does: the rings start empty
+	 * under the new program, no frame half-received before it.
+	 */
 	if (restart)
 		igcb_close(netdev);
 	old = xchg(&a->xdp_prog, prog);

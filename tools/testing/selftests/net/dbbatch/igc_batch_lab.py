@@ -144,6 +144,25 @@ def rx_tail_batched(t, name, mode, row):
                         m["B_rdt_writes"], m["B_rx_frames"]))
 
 
+def rx_pages_reused(t, name, mode, row, e0, e1):
+    """Port A's receive pages come back from the stack and are posted
+    again (igcb_rx_page.c): at a low rate nearly every buffer a frame
+    emptied takes a page the stack gave back (ethtool -S page_reused, at
+    least 90 % of the frames the model says A received), and the ring
+    takes no more pages than frames emptied slots (page_new +
+    page_reused at most the frames plus what each queue had awaiting)."""
+    frames = row["model"]["A_rx_frames"]
+    reused = sdelta(e0, e1, "A", r"rx_q\d+_page_reused")
+    new = sdelta(e0, e1, "A", r"rx_q\d+_page_new")
+    t.check("%s: %s: RX pages reused: at least 90 %% of port A's frames "
+            "(model) went into a page the stack gave back, no more pages "
+            "taken than frames" % (name, mode),
+            frames > 0 and reused * 10 >= frames * 9 and
+            new + reused <= frames + (RX_REFILL_BATCH - 1) * MAX_QUEUES,
+            "model: port A received %d frames; ethtool -S: page_reused +%d, "
+            "page_new +%d" % (frames, reused, new))
+
+
 def qsum(stats, port, what):
     """Sum of ethtool -S tx_qN_WHAT (or rx_qN_...) of one port."""
     return sum(v for k, v in stats[port].items() if re.fullmatch(what, k))
@@ -322,6 +341,7 @@ def policy_low_rate(t, r, cfg):
             "the model's" % name, ok and row["model"]["B_tdt_writes"] > 0,
             why)
     rx_tail_batched(t, name, "stack", row)
+    rx_pages_reused(t, name, "stack", row, e0, e1)
     tdt = row["tdt_per_fwd"] or 0
     held = sdelta(e0, e1, "B", r"tx_q\d+_db_held")
     brings = sdelta(e0, e1, "B", r"tx_q\d+_db_batch_rings")
@@ -374,6 +394,7 @@ def policy_low_rate(t, r, cfg):
             ("db_skip_empty=0" in cfg.params or noop_writes(row) == 0),
             ev(row))
     rx_tail_batched(t, name, "XDP_REDIRECT", row)
+    rx_pages_reused(t, name, "XDP_REDIRECT", row, e0, e1)
     r.mode_teardown("xdp")
 
 
