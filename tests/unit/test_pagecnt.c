@@ -16,6 +16,7 @@ struct page {
 	unsigned int count;	/* page_ref_count() */
 	unsigned int stack;	/* references the stack holds */
 	unsigned int frees;	/* times the count reached zero */
+	bool foreign;		/* !dev_page_is_reusable(): reserves, node */
 };
 
 struct buf {
@@ -24,7 +25,8 @@ struct buf {
 };
 
 static struct page pages[MAXP];
-static unsigned int npages, posted_held;
+static unsigned int npages, posted_held, foreign_reused;
+static unsigned int foreign_pct;	/* of new pages */
 
 struct ring {
 	unsigned int count;
@@ -74,25 +76,33 @@ static bool get_new(struct ring *r, struct buf *b)
 	}
 	b->page = npages++;
 	pages[b->page].count = IGCB_PAGE_BIAS;	/* alloc + add */
+	pages[b->page].foreign = (unsigned int)rand() % 100 < foreign_pct;
 	b->bias = IGCB_PAGE_BIAS;
 	r->fresh++;
 	return true;
 }
 
-/* igcb_rx_page_get() (every page is of this node, none from reserves) */
+/* igcb_rx_page_get() */
 static bool get(struct ring *r, struct buf *b)
 {
 	struct igcb_stash_pos *p = &r->pos;
-	unsigned int i, add;
+	unsigned int held = 0, add;
 
-	for (i = 0; i < p->len && i < IGCB_STASH_PROBE; i++) {
-		struct buf *s = &r->stash[igcb_stash_slot(p->head, i, r->count)];
+	while (held < p->len && held < IGCB_STASH_PROBE) {
+		struct buf *s = &r->stash[igcb_stash_slot(p->head, held,
+							  r->count)];
 
-		if (!igcb_page_back(pages[s->page].count, s->bias))
+		if (!igcb_page_back(pages[s->page].count, s->bias)) {
+			held++;
 			continue;
+		}
 		*b = *s;
 		*s = r->stash[p->head];
 		r->stash[igcb_stash_pop(p, r->count)].page = -1;
+		if (pages[b->page].foreign) {
+			release(b);
+			continue;
+		}
 		add = igcb_page_topup(b->bias);
 		pages[b->page].count += add;
 		b->bias += add;
@@ -100,6 +110,8 @@ static bool get(struct ring *r, struct buf *b)
 		/* posted to the port while the stack still reads it? */
 		if (pages[b->page].stack)
 			posted_held++;
+		if (pages[b->page].foreign)
+			foreign_reused++;
 		return true;
 	}
 	return get_new(r, b);
@@ -140,6 +152,8 @@ static void reset(struct ring *r, unsigned int count)
 	memset(pages, 0, sizeof(pages));
 	npages = 0;
 	posted_held = 0;
+	foreign_reused = 0;
+	foreign_pct = 0;
 	memset(r, 0, sizeof(*r));
 	r->count = count;
 }
@@ -251,6 +265,7 @@ static void random_holds(void)
 
 	srand(7);
 	reset(&r, count);
+	foreign_pct = 5;
 	for (i = 0; i < count; i++)
 		get(&r, &bufs[i]);
 	for (i = 0; i < 12000 && npages < MAXP - count; i++) {
@@ -273,10 +288,12 @@ static void random_holds(void)
 		slot = (slot + 1) % count;
 	}
 	EXPECT(posted_held == 0);
+	EXPECT(foreign_reused == 0);
 	EXPECT(r.reused > 0);
 	/* drain: slots and stash let go, then the stack puts the rest */
 	for (i = 0; i < count; i++)
-		release(&bufs[i]);
+		if (bufs[i].page >= 0)
+			release(&bufs[i]);
 	drain_stash(&r);
 	while (nheld)
 		stack_put(held[--nheld]);
@@ -313,12 +330,18 @@ static void stall(void)
 		else
 			stack_put(p);
 	}
-	/* each NAPI repoll tries the empty slots again */
+	/* each NAPI repoll refills from the first empty slot and stops at
+	 * the first failure, as igcb_rx_refill() does
+	 */
 	for (tries = 0; tries < 8 * count && posted < count - nkept;
 	     tries++)
-		for (i = 0; i < count; i++)
-			if (bufs[i].page < 0 && get(&r, &bufs[i]))
-				posted++;
+		for (i = 0; i < count; i++) {
+			if (bufs[i].page >= 0)
+				continue;
+			if (!get(&r, &bufs[i]))
+				break;
+			posted++;
+		}
 	EXPECT(posted == count - nkept);
 	EXPECT(posted_held == 0);
 	EXPECT(r.fresh == count);		/* none allocated after */
@@ -335,8 +358,9 @@ int main(void)
 		"none posted while held", forwarding_cases);
 	tap_run("a page reused 3 x 65535 times: bias topped up, never freed "
 		"under the ring", topup);
-	tap_run("random holds: none posted while held, every page freed "
-		"once after the drain", random_holds);
+	tap_run("random holds, 5 % of pages from the reserves: none posted "
+		"while held, none of those posted again, every page freed once "
+		"after the drain", random_holds);
 	tap_run("the oldest page kept by a socket, no memory: the ring "
 		"refills from the pages behind it", stall);
 	return tap_done();

@@ -11,12 +11,13 @@
  * it.  No allocation, no mapping, no page_pool ring on the way (on 6.1 a
  * forwarded frame's page went through the pool's ring lock twice).
  *
- * A stash holds as many pages as the ring has slots.  A refill looks at
- * its oldest few: one still held goes to the back (a socket may keep a
- * page for long, and must not hold up the pages behind it, nor keep a
- * ring that cannot allocate from the ones already back); when the stash
- * is full, the oldest is let go (unmapped, the driver's references
- * dropped) and a new page takes its place.
+ * A stash holds as many pages as the ring has slots.  A refill takes the
+ * first page back among the oldest few, else allocates; when it cannot
+ * allocate either, those few go to the back (a socket may keep a page
+ * for long, and must not keep a ring that cannot allocate from the pages
+ * behind it, which are back).  When the stash is full, its oldest is let
+ * go whatever its count (unmapped, the driver's references dropped) to
+ * make room for the newest.
  *
  * tests/unit/test_pagecnt.c drives these rules and the stash's index
  * arithmetic the way igcb_rx_page.h does, over pages whose counts it

@@ -24,9 +24,9 @@ void igcb_rx_pages_drain(struct igcb_rx_ring *ring);
  * @ring: the ring
  * @b: the slot
  *
- * The first of the stash's IGCB_STASH_PROBE oldest pages that the stack
- * gave back, else a new one.  The caller syncs the buffer for the device
- * before posting it.
+ * The first page the stack gave back among the stash's oldest (up to
+ * IGCB_STASH_PROBE still held looked at), else a new one.  The caller
+ * syncs the buffer for the device before posting it.
  *
  * Return: where the page came from, IGCB_PAGE_NONE if none could be had.
  */
@@ -34,24 +34,25 @@ static inline enum igcb_rx_page_src
 igcb_rx_page_get(struct igcb_rx_ring *ring, struct igcb_rx_buf *b)
 {
 	struct igcb_stash_pos *p = &ring->stash_pos;
-	unsigned int i, add;
+	unsigned int held = 0, add;
 
-	for (i = 0; i < p->len && i < IGCB_STASH_PROBE; i++) {
+	while (held < p->len && held < IGCB_STASH_PROBE) {
 		struct igcb_rx_buf *s, *oldest = &ring->stash[p->head];
 
-		s = &ring->stash[igcb_stash_slot(p->head, i, ring->count)];
-		if (!igcb_page_back(page_ref_count(s->page), s->bias))
+		s = &ring->stash[igcb_stash_slot(p->head, held, ring->count)];
+		if (!igcb_page_back(page_ref_count(s->page), s->bias)) {
+			held++;
 			continue;
+		}
 		*b = *s;
 		/* The oldest fills the gap: the order holds but for it. */
 		*s = *oldest;
 		ring->stash[igcb_stash_pop(p, ring->count)].page = NULL;
 		if (unlikely(!dev_page_is_reusable(b->page))) {
 			/* From the reserves, or this CPU's node is another:
-			 * let it go and look at the next.
+			 * let it go; the next entry is now at @held.
 			 */
 			igcb_rx_page_release(ring, b);
-			i--;
 			continue;
 		}
 		add = igcb_page_topup(b->bias);
