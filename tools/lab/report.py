@@ -1886,7 +1886,7 @@ def parse_args(argv):
         "report.json and report-table.rst.",
         epilog="Default: the lab's default kernel (6.1), 8 steps a ramp, "
         "2 s a step, the dbb-igc ramps in 2 boots, octep rows at "
-        "watermarks 0x100 and 0x400: about 18 minutes on a 2-core machine "
+        "watermarks 0x100 and 0x400: about 16 minutes on a 2-core machine "
         "(plus any wait for the lock).  Every guest run holds "
         "$DBB_GUEST_LOCK (/tmp/dbb-guest.lock), every module build "
         "$DBB_BUILD_LOCK (/tmp/dbb-build.lock); empty: no lock.")
