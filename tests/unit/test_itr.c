@@ -101,7 +101,6 @@ static void tx_only_thresholds(void)
 		struct igcb_itr_work w = { 0, 0, BIG / 64 + 1, 0 };
 
 		w.tx_bytes = 64 * w.tx_pkts;
-
 		EXPECT(igcb_itr_next(&w, IGCB_ITR_TX_MAX_US, 2500, BIG) ==
 		       IGCB_ITR_TX_MAX_US);
 		w.tx_pkts = BIG / 16;
