@@ -66,7 +66,8 @@ LAB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, LAB)
 import insnprof  # noqa: E402
 import pcie  # noqa: E402
-from rows import read_steps  # noqa: E402
+from rows import (SAT_BUSY_PCT, SAT_DROP_PCT, read_steps,  # noqa: E402
+                  saturated_counts)
 
 REPO = os.path.dirname(os.path.dirname(LAB))
 CACHE = os.environ.get("DBBATCH_CACHE", "/var/cache/dbbatch")
@@ -487,6 +488,8 @@ def slim(row):
     # what says the guest, not the host, was the bottleneck of a step
     r["rx_dropped"] = (m.get("A_rx_dropped") or 0) + \
         (m.get("B_rx_dropped") or 0)
+    r["rx_frames"] = (m.get("A_rx_frames") or 0) + \
+        (m.get("B_rx_frames") or 0)
     r["host_in_drops"] = row.get("host_qemu_in_drops")
     cnt = pcie.counts(m, r["tx_frames"])
     r["pcie_counts"] = cnt and {p: {k: round(v, 5) for k, v in c.items()}
@@ -510,12 +513,6 @@ def latency(r):
     return (r["target_pps"], r["lat_p50_us"], r.get("lat_p99_us"))
 
 
-# A step saturated the router itself when its guest ran out of receive
-# descriptors (the model dropped for want of one) or its CPUs were this
-# busy; loss alone can be QEMU's input giving out first (as in
-# igc_batch_lab.py).  Steps of an older report.json without the counts
-# are taken as saturated, as they were judged then.
-SAT_BUSY_PCT = 85
 # The least run-to-run spread of a low-rate p50 the latency bar allows:
 # igc_batch_lab.py's latency check's (20 % of off's p50 + 30 us), which
 # toggles batching within one boot.
@@ -524,10 +521,18 @@ LAT_SPREAD_US = 30
 
 
 def guest_bound(row):
+    """A step saturated the router itself (rows.saturated_counts): its
+    guest dropped a share of what reached it for want of a receive
+    descriptor, or its CPUs were busy; loss alone can be QEMU's input
+    giving out first.  Steps of an older report.json are judged as they
+    were then: without the counts, saturated; without the frames received,
+    saturated by any drop."""
+    busy = row.get("cpu_busy_pct") or 0
     if "rx_dropped" not in row:
         return True
-    return bool(row["rx_dropped"]) or \
-        (row.get("cpu_busy_pct") or 0) >= SAT_BUSY_PCT
+    if "rx_frames" not in row:
+        return bool(row["rx_dropped"]) or busy >= SAT_BUSY_PCT
+    return saturated_counts(row["rx_frames"], row["rx_dropped"], busy)[0]
 
 
 def guest_loss_pct(r):
@@ -825,12 +830,13 @@ def bars(configs):
             res.append(("%s: batched TX doorbells per packet with the "
                         "router saturated <= 0.03: not judged, the guest "
                         "never saturated (%s offered, %.0f %% lost, but "
-                        "its CPUs %s %% busy and no frame dropped for want "
-                        "of a receive descriptor: QEMU's input gave out "
-                        "first, %s frames; %.3f there) — more vCPUs than "
-                        "the host has cores" % (
+                        "its CPUs %s %% busy and under %d %% of the frames "
+                        "that reached it dropped for want of a receive "
+                        "descriptor: QEMU's input gave out first, %s "
+                        "frames; %.3f there) — more vCPUs than the host "
+                        "has cores" % (
                             who, krate(c["over_offered"]), c["over_loss"],
-                            fmt(c.get("over_cpu"), "%.0f"),
+                            fmt(c.get("over_cpu"), "%.0f"), SAT_DROP_PCT,
                             fmt(c.get("over_host_drops"), "%d"),
                             c["tdt_at_over"]), None))
         elif m == "stack" and c["tdt_at_over"] is not None:

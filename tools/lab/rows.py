@@ -3,7 +3,8 @@
 
 The models' ground truth under one set of names (TRUTH_ALIASES), a step's
 deltas and its rows (step_rows: what router.Router.step() returns), the
-judgements every test shares (lossless, batches_for_delivery), the table
+judgements every test shares (lossless, batches_for_delivery, saturated;
+until to run a step again while the host spoils its premise), the table
 router.py prints and the run directory it writes (read_steps).  Pure:
 no guest, no QEMU (labvm only for its log); tests/test_rows.py runs it
 on the host."""
@@ -184,6 +185,56 @@ def batches_for_delivery(c0, c1, row, xdp):
         c1.get("left_open", 1) == c0.get("left_open", 0)
     return ok, "batches +%d, frames the models took in that could reach " \
         "the stack %d" % (opened, n)
+
+
+# Guest CPU busy (both vCPUs) that marks a step saturated where QEMU's
+# input, not the guest, dropped the excess (seen on a quiet host: 93 %).
+SAT_BUSY_PCT = 85
+# Or port A's drops for want of a descriptor, as a share of the frames
+# that reached it: a ring that overflowed only while the host held a
+# vCPU thread back for a moment drops a few per cent, a guest that cannot
+# keep up (120 kpps offered, 50 forwarded) about half.
+SAT_DROP_PCT = 5
+
+
+def saturated_counts(rx, dropped, busy):
+    """(ok, per cent dropped): a step whose receiving ports took in RX
+    frames and dropped DROPPED more for want of a descriptor, with the
+    guest's CPUs BUSY % busy, loaded the guest to its limit: at least
+    SAT_DROP_PCT % of what reached the ports dropped, or at least
+    SAT_BUSY_PCT % busy."""
+    pct = 100.0 * dropped / (rx + dropped) if rx + dropped else 0.0
+    return pct >= SAT_DROP_PCT or busy >= SAT_BUSY_PCT, pct
+
+
+def saturated(row):
+    """(ok, evidence): saturated_counts() of ROW's step (one way: port A
+    receives).  A step that loaded the guest less (the host's generator or
+    QEMU's input fell behind) says nothing of the guest at saturation."""
+    m = row["model"]
+    rx, drop = m["A_rx_frames"], m["A_rx_dropped"]
+    busy = row.get("cpu_busy_pct") or 0
+    ok, pct = saturated_counts(rx, drop, busy)
+    host = row.get("host_qemu_in_drops")
+    return (ok, "port A dropped %d of %d frames for want of a descriptor "
+            "(%.1f %%), guest CPUs %.0f %% busy; generator %.0f pps%s"
+            % (drop, rx + drop, pct, busy, row.get("gen_pps") or 0,
+               "" if host is None else
+               ", QEMU's input dropped %d on the host" % host))
+
+
+def until(run, ok, tries):
+    """RUN() up to TRIES (at least 1) times, until OK(its result) holds:
+    every result, in order (the last is the one to judge).  For a step
+    whose premise the shared host can spoil (a saturating load that did
+    not saturate), never for a result that is wrong."""
+    assert tries >= 1
+    got = []
+    for _ in range(tries):
+        got.append(run())
+        if ok(got[-1]):
+            break
+    return got
 
 
 COLS = [("config", "%-24s", "config"), ("mode", "%-5s", "mode"),

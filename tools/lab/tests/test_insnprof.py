@@ -370,7 +370,8 @@ def ramp_row(config, pps, fwd, tdt, busy, rx_dropped, host_drops=0):
             "forwarded": fwd, "fwd_pps": fwd, "loss_pct":
             100.0 * (pps - fwd) / pps, "tdt_per_fwd": tdt,
             "tdt_noop_writes": 0, "tx_frames": fwd, "cpu_busy_pct": busy,
-            "rx_dropped": rx_dropped, "host_in_drops": host_drops,
+            "rx_dropped": rx_dropped, "rx_frames": fwd,
+            "host_in_drops": host_drops,
             "insn_per_fwd": None, "irqs_per_fwd": None, "lat_p50_us": None,
             "conntrack": None, "pcie_counts": None, "mmio_per_fwd": None,
             "insn_counting": False}
@@ -394,6 +395,12 @@ def case_doorbell_bar_needs_a_saturated_guest():
                                    0.056, 66.0, 0, 20000))
     assert [ok for _, ok in v] == [None], v
     assert "not judged" in v[0][0] and "66 % busy" in v[0][0], v
+    # a ring that overflowed once (1.6 % of what reached the guest, a
+    # host's stall of a vCPU) in a guest two thirds busy: no verdict
+    v = doorbell_verdicts(ramp_row("igc_batch batched 4q", 50000, 30000,
+                                   0.056, 66.0, 500, 19500))
+    assert [ok for _, ok in v] == [None], v
+    assert "under 5 % of the frames" in v[0][0], v
     # the same step with the guest short of descriptors, or busy: judged
     v = doorbell_verdicts(ramp_row("igc_batch batched 4q", 50000, 30000,
                                    0.056, 66.0, 4000))
@@ -404,6 +411,10 @@ def case_doorbell_bar_needs_a_saturated_guest():
     # a step of an older report.json, without the counts: judged as then
     old = ramp_row("igc_batch batched 4q", 50000, 30000, 0.056, 66.0, 0)
     del old["rx_dropped"]
+    assert [ok for _, ok in doorbell_verdicts(old)] == [False]
+    # without the frames received: any drop saturated, as then
+    old = ramp_row("igc_batch batched 4q", 50000, 30000, 0.056, 66.0, 500)
+    del old["rx_frames"]
     assert [ok for _, ok in doorbell_verdicts(old)] == [False]
 
 

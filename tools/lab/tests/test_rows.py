@@ -3,10 +3,11 @@
 """test_rows.py: unit tests of the lab's measurement and provisioning
 layers without a guest: rows.step_rows (a step's row from the models'
 snapshots and the generator's and sink's lines, one way and both ways),
-the lossless judgement, traffic.gen_argv, router.options (the same
-namespace as router.py's command line), and guest/router.sh run by the
-host's shells with fake ethtool, ip and modprobe, driven by
-Router.load() and mode_setup() as the guest would run them.
+the lossless and saturation judgements, rows.until, traffic.gen_argv,
+router.options (the same namespace as router.py's command line), and
+guest/router.sh run by the host's shells with fake ethtool, ip and
+modprobe, driven by Router.load() and mode_setup() as the guest would
+run them.
 
 Host only: prints TAP.  Exit 0 when every case passed.
 """
@@ -185,6 +186,50 @@ def case_lossless_names_the_miss():
     assert rows.lossless(r, 1000), rows.lossless_misses(r, 1000)
     r["model"]["A_rx_dropped"] = 3
     assert rows.lossless_misses(r, 1000) == "model A_rx_dropped 3 (want 0)"
+
+
+def sat_row(rx, dropped, busy):
+    return {"model": {"A_rx_frames": rx, "A_rx_dropped": dropped},
+            "cpu_busy_pct": busy, "gen_pps": 120000.0,
+            "host_qemu_in_drops": 0}
+
+
+def case_saturated_takes_a_guest_that_could_not_keep_up():
+    """A saturating step counts when port A dropped a share of what reached
+    it for want of descriptors, or the guest's CPUs were busy; not when a
+    ring overflowed only while the host held a vCPU back (a few drops in a
+    guest mostly idle) or when the generator fell behind (no drops)."""
+    assert rows.saturated(sat_row(100902, 99153, 99.2))[0]
+    assert rows.saturated(sat_row(238000, 2000, 93.0))[0]   # QEMU's input
+    assert rows.saturated(sat_row(90000, 10000, 40.0))[0]   # 10 % dropped
+    ok, why = rows.saturated(sat_row(236000, 4000, 60.0))   # a stall's
+    assert not ok, why
+    assert "4000 of 240000" in why and "1.7 %" in why and "60 %" in why, why
+    assert not rows.saturated(sat_row(80000, 0, 40.0))[0]
+    assert not rows.saturated(sat_row(0, 0, 0))[0]
+    # the thresholds, inclusive; the share is of what reached port A
+    assert rows.saturated(sat_row(95000, 5000, 0))[0]
+    assert rows.saturated(sat_row(100000, 0, 85.0))[0]
+    assert not rows.saturated(sat_row(95001, 4999, 84.9))[0]
+    assert not rows.saturated(sat_row(95500, 4500, 0))[0]   # 4.7 % of rx
+    assert "QEMU's input dropped 0" in why
+    r = sat_row(95500, 4500, 0)
+    del r["host_qemu_in_drops"]
+    assert "QEMU" not in rows.saturated(r)[1]
+
+
+def case_until_runs_again_only_while_the_premise_fails():
+    runs = iter([1, 2, 3, 4])
+    assert rows.until(lambda: next(runs), lambda n: n >= 2, 3) == [1, 2]
+    assert rows.until(lambda: 5, lambda n: n >= 2, 3) == [5]
+    runs = iter([0, 0, 0, 9])
+    assert rows.until(lambda: next(runs), lambda n: n > 0, 3) == [0, 0, 0]
+    try:
+        rows.until(lambda: 1, bool, 0)
+    except AssertionError:
+        pass
+    else:
+        raise AssertionError("until() ran with no tries")
 
 
 def case_octep_truth_aliases():

@@ -26,9 +26,10 @@ against it.  Per kernel, one boot as a router, one as a TCP endpoint:
     XDP_REDIRECT at a low rate: the same loss/order/count checks, and
     adaptive moderation read back from EITR (ethtool -d): port B's
     vectors, which only completed transmits, at 500 us, port A's at 50;
-    stack forwarding at a saturating rate: batched <= 0.05 TX tail writes
-    per forwarded packet (FreeBSD: 0.063), zero no-op writes, and the
-    dbbatch core counts batches and no batch left open;
+    stack forwarding at a saturating rate (rows.saturated; run again, up
+    to three runs, while the host kept it from saturating): batched <=
+    0.05 TX tail writes per forwarded packet (FreeBSD: 0.063), zero no-op
+    writes, and the dbbatch core counts batches and no batch left open;
     XDP_REDIRECT at a saturating rate: at most one TX tail write per
     destination queue per receive NAPI poll (napi:napi_poll tracepoint);
   low-rate latency (1,000 pps, one packet at a time), batching toggled at
@@ -75,10 +76,11 @@ STEPS = {"normal": {"low": (2000, 8000), "lat": (1000, 2000)},
 (LOW_RATE, LOW_COUNT), (LAT_RATE, LAT_COUNT) = (STEPS["normal"]["low"],
                                                 STEPS["normal"]["lat"])
 LAT_PAIRS = 5
-# Guest CPU busy (both vCPUs) that counts as saturated when QEMU's input,
-# not the guest, dropped the excess (seen on a quiet host: 93 %).
-SAT_BUSY_PCT = 85
 SAT_STACK, SAT_XDP, SAT_SECONDS = 120000, 150000, 2
+# Runs of the saturating stack step at most: one run more while a run
+# did not saturate the guest (rows.saturated), a premise the shared host
+# can spoil.
+SAT_TRIES = 3
 BATCHED_MAX = 0.05               # TX tail writes per forwarded packet
 XDP_FULL_RING = 64               # B's TX ring in the saturated XDP step
 XDP_PAUSE_AT, XDP_PAUSE_FOR = 0.5, 0.2   # s: B's DMA paused in that step
@@ -410,47 +412,81 @@ def policy_low_rate(t, r, cfg):
     r.mode_teardown("xdp")
 
 
+def saturating_runs(r, cfg):
+    """The saturating stack step with the counters before and after it
+    (dbbatch core, ethtool -S): [(c0, e0, row, e1, c1), ...].  A run that
+    did not saturate the guest (the shared host's generator or QEMU's
+    input fell behind) is printed at once and run again, at most SAT_TRIES
+    runs in all.  The bar is judged on the last run; what must hold
+    whatever the load, on every run."""
+    def run():
+        c0, e0 = r.dbbatch_stats(), r.ethtool_stats()
+        row = r.step(cfg, "stack", SAT_STACK, SAT_STACK * SAT_SECONDS)
+        got.append((c0, e0, row, r.ethtool_stats(), r.dbbatch_stats()))
+        sat, why = rows.saturated(row)
+        if not sat:
+            print("# %s: stack at %d pps offered, run %d of at most %d, "
+                  "did not saturate the guest: %s; %.4f TX tail writes per "
+                  "forwarded packet; %s"
+                  % (cfg.name(), SAT_STACK, len(got), SAT_TRIES, why,
+                     row["tdt_per_fwd"] or 0, ev(row)), flush=True)
+        return got[-1]
+
+    got = []
+    rows.until(run, lambda s: rows.saturated(s[2])[0], SAT_TRIES)
+    return got
+
+
 def policy_saturated(t, r, cfg, report):
     name = cfg.name()
-    count = SAT_STACK * SAT_SECONDS
     r.mode_setup("stack")
-    c0 = r.dbbatch_stats()
-    e0 = r.ethtool_stats()
-    row = r.step(cfg, "stack", SAT_STACK, count)
-    e1 = r.ethtool_stats()
-    c1 = r.dbbatch_stats()
+    runs = saturating_runs(r, cfg)
+    c0, e0, row, e1, c1 = runs[-1]
+    sat, sat_why = rows.saturated(row)
     tdt = row["tdt_per_fwd"] or 0
     report["stack_sat"][name] = row
     dc = {k: c1.get(k, 0) - c0.get(k, 0) for k in c1}
-    ok, why = counters_match(row, e0, e1)
+    # over every run: a batch left open or an open refused in an earlier
+    # run would be in the last one's baseline
+    first = runs[0][0]
+    dall = {k: c1.get(k, 0) - first.get(k, 0) for k in c1}
     fwd = row["model"]["B_tx_frames"]
     if "tx_db_batched=1" in cfg.params:
-        # Saturated: the guest ran out of receive descriptors (the model
-        # dropped for want of one) or its CPUs were busy throughout; on a
-        # quiet host QEMU's input can drop first, so loss alone is not it.
-        busy = row["cpu_busy_pct"] or 0
-        t.check("%s: stack at %d pps offered, saturating (port A short of "
-                "descriptors or the guest's CPUs %d %% busy): TX tail writes "
-                "per forwarded packet <= %.2f"
-                % (name, SAT_STACK, SAT_BUSY_PCT, BATCHED_MAX),
-                0 < tdt <= BATCHED_MAX and
-                (row["model"]["A_rx_dropped"] > 0 or busy >= SAT_BUSY_PCT),
-                "%.4f TX tail writes per forwarded packet; %d forwarded, %d "
-                "dropped by port A for want of descriptors, guest CPUs "
-                "%.0f %% busy; %s" % (tdt, fwd, row["model"]["A_rx_dropped"],
-                                      busy, ev(row)))
+        # Saturated (rows.saturated): the guest ran out of receive
+        # descriptors or its CPUs were busy throughout; on a quiet host
+        # QEMU's input can drop first, so loss alone is not it.
+        t.check("%s: stack at %d pps offered, saturating (port A dropping "
+                "at least %d %% for want of descriptors or the guest's CPUs "
+                "at least %d %% busy): TX tail writes per forwarded packet "
+                "<= %.2f" % (name, SAT_STACK, rows.SAT_DROP_PCT,
+                             rows.SAT_BUSY_PCT, BATCHED_MAX),
+                sat and 0 < tdt <= BATCHED_MAX,
+                "%.4f TX tail writes per forwarded packet, %d forwarded; "
+                "%s; run %d of at most %d; %s"
+                % (tdt, fwd, sat_why, len(runs), SAT_TRIES, ev(row)))
         t.check("%s: saturated: the dbbatch core opened batches, deferred "
                 "rings, left no batch open and refused no open" % name,
                 dc.get("batches", 0) > 0 and dc.get("deferred", 0) > 0 and
-                dc.get("left_open", 1) == 0 and
-                dc.get("refused_opens", 1) == 0, "core deltas %s" % dc)
+                dall.get("left_open", 1) == 0 and
+                dall.get("refused_opens", 1) == 0,
+                "core deltas %s (left_open %+d, refused_opens %+d over "
+                "%d runs)" % (dc, dall.get("left_open", 1),
+                              dall.get("refused_opens", 1), len(runs)))
     else:
         # Reported, and compared with batched below.
-        print("# %s: stack saturated: %.4f TX tail writes per forwarded "
-              "packet (%d forwarded)" % (name, tdt, fwd), flush=True)
+        print("# %s: stack at %d pps offered: %.4f TX tail writes per "
+              "forwarded packet (%d forwarded; %s; run %d of at most %d)"
+              % (name, SAT_STACK, tdt, fwd, sat_why, len(runs), SAT_TRIES),
+              flush=True)
+    bad = []
+    for i, (_, e0_, row_, e1_, _) in enumerate(runs, 1):
+        ok, why = counters_match(row_, e0_, e1_)
+        if noop_writes(row_) or not ok:
+            bad.append("run %d: %d no-op writes; %s; %s"
+                       % (i, noop_writes(row_), why, ev(row_)))
     t.check("%s: saturated stack: zero no-op tail writes, ethtool -S == "
-            "model" % name, noop_writes(row) == 0 and ok,
-            why + "; " + ev(row))
+            "model (every run)" % name, not bad,
+            "; ".join(bad) or "%d run(s); %s" % (len(runs), ev(row)))
     r.mode_teardown("stack")
 
     # A 64-descriptor TX ring on B fills at once: ndo_xdp_xmit then gets
