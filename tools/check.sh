@@ -64,6 +64,8 @@ tap_run lab_rows "lab rows and provisioning" python3 tools/lab/tests/test_rows.p
 # nic-switch.sh (moving ports between upstream drivers and ours) on a
 # fake sysfs
 tap_run nic_switch "nic-switch" bash tools/lab/tests/test_nic_switch.sh
+# how this script counts a TAP log and lists a failure with its figures
+tap_run check_lib "check counting" bash tools/lab/tests/test_check_lib.sh
 
 echo "== checkpatch --strict"
 checkpatch=$CACHE/src/linux-source-6.1/scripts/checkpatch.pl

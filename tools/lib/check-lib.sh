@@ -8,15 +8,19 @@ passed=0
 failed=0
 failures=()
 
-result() # ok|fail name
+result() # ok|fail name [diagnostics]
 {
 	if [ "$1" = ok ]; then
 		passed=$((passed + 1))
 		echo "ok - $2"
 	else
 		failed=$((failed + 1))
-		failures+=("$2")
+		# the list at the end is what a CI excerpt keeps: with the
+		# figures a failure was judged on, it can be understood there
+		failures+=("$2${3:+
+      $3}")
 		echo "not ok - $2"
+		[ -z "$3" ] || echo "      $3"
 	fi
 }
 
@@ -35,16 +39,37 @@ step()
 	fi
 }
 
-# count_tap LOG PREFIX: every "ok N name"/"not ok N name" line is one test
+# tap_results LOG: each "ok N name"/"not ok N name" line of a TAP log, a
+# tab, and the first 4 diagnostic ("#") lines right after it joined by
+# " | ", cut at 800 characters
+tap_results()
+{
+	awk '
+	function flush() {
+		if (res != "")
+			print res "\t" substr(diag, 1, 800)
+		res = ""; diag = ""; nd = 0
+	}
+	/^(not )?ok [0-9]+ / { flush(); res = $0; gsub(/\t/, " ", res); next }
+	res != "" && /^#/ && nd < 4 {
+		d = $0; sub(/^#[ \t]*/, "", d); gsub(/\t/, " ", d)
+		diag = diag (nd++ ? " | " : "") d; next
+	}
+	{ if (res != "") { nd = 4 } }
+	END { flush() }' "$1"
+}
+
+# count_tap LOG PREFIX: every "ok N name"/"not ok N name" line is one
+# test; a failure carries its diagnostics
 count_tap()
 {
-	local line
-	while read -r line; do
+	local line diag
+	while IFS=$'\t' read -r line diag; do
 		case "$line" in
-		"not ok "*) result fail "$2: ${line#not ok }" ;;
+		"not ok "*) result fail "$2: ${line#not ok }" "$diag" ;;
 		"ok "*) result ok "$2: ${line#ok }" ;;
 		esac
-	done < <(grep -aE '^(not )?ok [0-9]+ ' "$1")
+	done < <(tap_results "$1")
 }
 
 # tap_run NAME PREFIX CMD...: run a TAP-printing test into $logs/NAME.log;
