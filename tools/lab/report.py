@@ -83,6 +83,8 @@ PROFILE_TOP = 25        # functions per row in the instruction profile
 # the guest was busy: the four-queue bars could not be judged).  Also the
 # lab's default TCG: no multi-threaded TCG text-patching fault.
 RAMP_ACCEL = "tcg,thread=single"
+# steps a ramp may add past its top rate while it has not saturated
+RAMP_EXTEND = 4
 
 # label -> (router.py --driver, --driver-params, NIC family, FreeBSD
 # setting it reproduces, plot colour, line style)
@@ -263,20 +265,24 @@ def plan(a):
             continue
         st = ramp(a.steps, 80000)
         xd = ramp(a.steps, 100000)
-        until = ["--until-loss", str(LOSS), "--loss-steps", "2"]
+        # a ramp that ends lossless goes on at its last step's increase
+        # (RAMP_EXTEND steps at most): a fast host's guest still saturates
+        until = ["--until-loss", str(LOSS), "--loss-steps", "2",
+                 "--extend", str(RAMP_EXTEND)]
         # --full: XDP_REDIRECT in the queue-count and both-ways rows too
         more = ["stack", "xdp"] if a.full else ["stack"]
 
         def ramps(modes):
-            """router.py's ramp arguments for MODES, and their steps
-            (with the counted ones)."""
+            """router.py's ramp arguments for MODES, and their steps at
+            most (with the counted ones and the extension)."""
             if modes == ["stack"]:
                 return ["--mode", "stack", "--steps",
-                        ",".join(map(krate, st))], len(st) + nfx
+                        ",".join(map(krate, st))], \
+                    len(st) + RAMP_EXTEND + nfx
             return ["--mode", "stack,xdp",
                     "--mode-steps", "stack=" + ",".join(map(krate, st)),
                     "--mode-steps", "xdp=" + ",".join(map(krate, xd))], \
-                len(st) + len(xd) + 2 * nfx
+                len(st) + len(xd) + 2 * (RAMP_EXTEND + nfx)
         margs, nst = ramps(["stack", "xdp"])
         rates = margs + ["--step-seconds", step_s, "--rss", "same",
                          "--accel", RAMP_ACCEL] + until
@@ -315,7 +321,7 @@ def plan(a):
         # the ramps again in new boots, last, uncounted: the spread of the
         # ratios to igc, and of off's latency for the latency bar
         # (skip-empty's ratio is shown from its one boot)
-        nr = len(st) + len(xd)
+        nr = len(st) + len(xd) + 2 * RAMP_EXTEND
         repeats = [("igc-rates-%d" % i, k, rates, REPEATED, ["stack", "xdp"],
                     nr) for i in range(2, a.repeat + 1)]
         if a.no_octep:
@@ -330,7 +336,7 @@ def plan(a):
                 "--mode", "stack", "--steps", ",".join(map(krate, op)),
                 "--step-seconds", step_s, "--accel", RAMP_ACCEL] + until + [
                 "--insn-steps", krate(a.fixed), "--insn-step-seconds",
-                step_s], labels, ["stack"], len(op) + 1))
+                step_s], labels, ["stack"], len(op) + RAMP_EXTEND + 1))
         runs += repeats
     return runs
 
@@ -832,13 +838,16 @@ def bars(configs):
                         "never saturated (%s offered, %.0f %% lost, but "
                         "its CPUs %s %% busy and under %d %% of the frames "
                         "that reached it dropped for want of a receive "
-                        "descriptor: QEMU's input gave out first, %s "
-                        "frames; %.3f there) — more vCPUs than the host "
-                        "has cores" % (
+                        "descriptor; QEMU's input dropped %s frames; %.3f "
+                        "there)%s" % (
                             who, krate(c["over_offered"]), c["over_loss"],
                             fmt(c.get("over_cpu"), "%.0f"), SAT_DROP_PCT,
                             fmt(c.get("over_host_drops"), "%d"),
-                            c["tdt_at_over"]), None))
+                            c["tdt_at_over"],
+                            ": the ramp ended below the guest's limit, "
+                            "run more --steps" if c["over_loss"] <= LOSS
+                            else ": QEMU's input gave out first, the "
+                            "emulator's limit on this host"), None))
         elif m == "stack" and c["tdt_at_over"] is not None:
             res.append(("%s: batched TX doorbells per packet with the "
                         "router saturated (%s offered, %.0f %% lost) <= 0.03 "
@@ -1906,7 +1915,9 @@ def parse_args(argv):
                     "35 minutes a kernel)")
     ap.add_argument("--steps", type=int,
                     help="steps per rate ramp (default 8; --full 12); a "
-                    "ramp stops after two steps in a row lose > 1 %%")
+                    "ramp stops after two steps in a row lose > 1 %%, and "
+                    "one still lossless at its top goes on, up to 4 steps "
+                    "more")
     ap.add_argument("--step-seconds", type=int,
                     help="seconds per step (default 2; --full 3)")
     ap.add_argument("--repeat", type=int,

@@ -831,17 +831,18 @@ echo "@@B"; ethtool -S %s
                         emit(self.step(cfg, mode, rt, max(1, int(
                             rt * a.insn_step_seconds))))
                     self.count(False)
-                lossy = 0
-                for rt in [] if cfg.counted_only else \
-                        a.mode_rates.get(mode, a.rates):
+                rates = [] if cfg.counted_only else \
+                    a.mode_rates.get(mode, a.rates)
+                losses = []
+                while True:
+                    rt = next_rate(rates, losses, a.until_loss,
+                                   a.loss_steps, a.extend)
+                    if rt is None:
+                        break
                     count = a.count or max(1, int(rt * a.step_seconds))
                     row = self.step(cfg, mode, rt, count)
                     emit(row)
-                    if a.until_loss is not None:
-                        lossy = lossy + 1 if row["loss_pct"] > \
-                            a.until_loss else 0
-                        if lossy >= a.loss_steps:
-                            break
+                    losses.append(row["loss_pct"])
                 self.mode_teardown(mode)
 
     # ---- flap, health, shutdown -------------------------------------------
@@ -1010,6 +1011,11 @@ def parser():
     ap.add_argument("--loss-steps", type=int, default=1, metavar="N",
                     help="with --until-loss: stop after N lossy steps in a "
                     "row (default 1)")
+    ap.add_argument("--extend", type=int, default=0, metavar="N",
+                    help="with --until-loss: a ramp that has not stopped "
+                    "by its last rate goes on, up to N steps more, each "
+                    "its last rate step higher (a guest faster than the "
+                    "ramp assumed still saturates)")
     ap.add_argument("--flows", type=int, default=99328)
     ap.add_argument("--size", type=traffic.frame_size, default=64,
                     help="frame size on the wire incl. FCS, 64..9018, or "
@@ -1151,6 +1157,24 @@ def parse_args(argv=None):
     a.out = os.path.abspath(a.out)
     return a
 
+
+
+def next_rate(rates, losses, until_loss, loss_steps, extend=0):
+    """The next rate of a ramp of RATES whose steps so far lost LOSSES
+    (per cent each), or None: without UNTIL_LOSS every rate once; with it
+    the ramp stops after LOSS_STEPS steps in a row lost more than
+    UNTIL_LOSS %, and one that has not stopped by its last rate goes on
+    up to EXTEND steps more, each the last step's increase higher."""
+    n = len(losses)
+    if until_loss is not None and loss_steps and n >= loss_steps and \
+            all(x > until_loss for x in losses[-loss_steps:]):
+        return None
+    if n < len(rates):
+        return rates[n]
+    if until_loss is None or not extend or n >= len(rates) + extend or \
+            len(rates) < 2:
+        return None
+    return rates[-1] + (n - len(rates) + 1) * (rates[-1] - rates[-2])
 
 def options(kernel="6.1", configs=None, **opts):
     """The options of a Router for a library caller, by name: what

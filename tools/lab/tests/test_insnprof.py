@@ -327,6 +327,11 @@ def case_plan_counts_the_instruction_rates():
                 ramp = sum(len(x.split("=")[-1].split(",")) for i, x in
                            enumerate(args) if args[i - 1] in (
                                "--steps", "--mode-steps"))
+                # and the steps a lossless ramp may add, per mode
+                if "--extend" in args:
+                    assert args[args.index("--extend") + 1] == \
+                        str(report.RAMP_EXTEND), args
+                    ramp += report.RAMP_EXTEND * len(modes)
             assert args[args.index(steps) + 1] == rates, (argv, name, args)
             assert args[args.index(length) + 1] == secs, (argv, name, args)
             assert n == len(rates.split(",")) * len(modes) + ramp, \

@@ -232,6 +232,38 @@ def case_until_runs_again_only_while_the_premise_fails():
         raise AssertionError("until() ran with no tries")
 
 
+def ramp(rates, losses, until=1.0, steps=2, extend=0):
+    """The rates router.py's sweep offers a ramp whose steps lose LOSSES
+    in turn (the last repeated)."""
+    got = []
+    while True:
+        rt = router.next_rate(rates, [losses[min(i, len(losses) - 1)]
+                                      for i in range(len(got))],
+                              until, steps, extend)
+        if rt is None:
+            return got
+        got.append(rt)
+
+
+def case_ramp_stops_at_saturation_and_goes_on_below_it():
+    r = [2000, 20000, 30000, 40000]
+    # every rate once without --until-loss, extension or not
+    assert ramp(r, [50.0], until=None, extend=3) == r
+    # two lossy steps in a row end it
+    assert ramp(r, [0, 0, 5.0, 5.0]) == [2000, 20000, 30000, 40000]
+    assert ramp(r, [0, 5.0, 5.0]) == [2000, 20000, 30000]
+    assert ramp(r, [0, 5.0, 0, 5.0]) == r
+    assert ramp(r, [0, 5.0], steps=1) == [2000, 20000]
+    # lossless to the end: as many more steps of 10k as allowed
+    assert ramp(r, [0.0]) == r
+    assert ramp(r, [0.0], extend=3) == r + [50000, 60000, 70000]
+    # and those stop at saturation too
+    assert ramp(r, [0, 0, 0, 0, 0, 3.0, 3.0], extend=5) == \
+        r + [50000, 60000, 70000]
+    # one lossy step at the end: the ramp goes on to see a second
+    assert ramp(r, [0, 0, 0, 3.0, 3.0], extend=2) == r + [50000]
+
+
 def case_octep_truth_aliases():
     """dbb-octep's doorbells read under the common names."""
     t = rows.normalized("dbb-octep", {"in_dbell_writes": [4],
