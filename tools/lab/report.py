@@ -1915,9 +1915,9 @@ def parse_args(argv):
                     "35 minutes a kernel)")
     ap.add_argument("--steps", type=int,
                     help="steps per rate ramp (default 8; --full 12); a "
-                    "ramp stops after two steps in a row lose > 1 %%, and "
-                    "one still lossless at its top goes on, up to 4 steps "
-                    "more")
+                    "ramp stops after two steps in a row lose > 1 %%%%, "
+                    "and one still lossless at its top goes on, up to %d "
+                    "steps more" % RAMP_EXTEND)
     ap.add_argument("--step-seconds", type=int,
                     help="seconds per step (default 2; --full 3)")
     ap.add_argument("--repeat", type=int,

@@ -3,8 +3,8 @@
 
 The models' ground truth under one set of names (TRUTH_ALIASES), a step's
 deltas and its rows (step_rows: what router.Router.step() returns), the
-judgements every test shares (lossless, batches_for_delivery, saturated;
-until to run a step again while the host spoils its premise), the table
+judgements every test shares (lossless, batches_for_delivery, saturated),
+the table
 router.py prints and the run directory it writes (read_steps).  Pure:
 no guest, no QEMU (labvm only for its log); tests/test_rows.py runs it
 on the host."""
@@ -221,20 +221,6 @@ def saturated(row):
             % (drop, rx + drop, pct, busy, row.get("gen_pps") or 0,
                "" if host is None else
                ", QEMU's input dropped %d on the host" % host))
-
-
-def until(run, ok, tries):
-    """RUN() up to TRIES (at least 1) times, until OK(its result) holds:
-    every result, in order (the last is the one to judge).  For a step
-    whose premise the shared host can spoil (a saturating load that did
-    not saturate), never for a result that is wrong."""
-    assert tries >= 1
-    got = []
-    for _ in range(tries):
-        got.append(run())
-        if ok(got[-1]):
-            break
-    return got
 
 
 COLS = [("config", "%-24s", "config"), ("mode", "%-5s", "mode"),

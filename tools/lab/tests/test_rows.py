@@ -3,11 +3,11 @@
 """test_rows.py: unit tests of the lab's measurement and provisioning
 layers without a guest: rows.step_rows (a step's row from the models'
 snapshots and the generator's and sink's lines, one way and both ways),
-the lossless and saturation judgements, rows.until, traffic.gen_argv,
-router.options (the same namespace as router.py's command line), and
-guest/router.sh run by the host's shells with fake ethtool, ip and
-modprobe, driven by Router.load() and mode_setup() as the guest would
-run them.
+the lossless and saturation judgements, router.next_rate (a ramp's
+rates), traffic.gen_argv, router.options (the same namespace as
+router.py's command line), and guest/router.sh run by the host's shells
+with fake ethtool, ip and modprobe, driven by Router.load() and
+mode_setup() as the guest would run them.
 
 Host only: prints TAP.  Exit 0 when every case passed.
 """
@@ -216,20 +216,6 @@ def case_saturated_takes_a_guest_that_could_not_keep_up():
     r = sat_row(95500, 4500, 0)
     del r["host_qemu_in_drops"]
     assert "QEMU" not in rows.saturated(r)[1]
-
-
-def case_until_runs_again_only_while_the_premise_fails():
-    runs = iter([1, 2, 3, 4])
-    assert rows.until(lambda: next(runs), lambda n: n >= 2, 3) == [1, 2]
-    assert rows.until(lambda: 5, lambda n: n >= 2, 3) == [5]
-    runs = iter([0, 0, 0, 9])
-    assert rows.until(lambda: next(runs), lambda n: n > 0, 3) == [0, 0, 0]
-    try:
-        rows.until(lambda: 1, bool, 0)
-    except AssertionError:
-        pass
-    else:
-        raise AssertionError("until() ran with no tries")
 
 
 def ramp(rates, losses, until=1.0, steps=2, extend=0):

@@ -419,22 +419,19 @@ def saturating_runs(r, cfg):
     input fell behind) is printed at once and run again, at most SAT_TRIES
     runs in all.  The bar is judged on the last run; what must hold
     whatever the load, on every run."""
-    def run():
+    got = []
+    while True:
         c0, e0 = r.dbbatch_stats(), r.ethtool_stats()
         row = r.step(cfg, "stack", SAT_STACK, SAT_STACK * SAT_SECONDS)
         got.append((c0, e0, row, r.ethtool_stats(), r.dbbatch_stats()))
         sat, why = rows.saturated(row)
-        if not sat:
-            print("# %s: stack at %d pps offered, run %d of at most %d, "
-                  "did not saturate the guest: %s; %.4f TX tail writes per "
-                  "forwarded packet; %s"
-                  % (cfg.name(), SAT_STACK, len(got), SAT_TRIES, why,
-                     row["tdt_per_fwd"] or 0, ev(row)), flush=True)
-        return got[-1]
-
-    got = []
-    rows.until(run, lambda s: rows.saturated(s[2])[0], SAT_TRIES)
-    return got
+        if sat or len(got) == SAT_TRIES:
+            return got
+        print("# %s: stack at %d pps offered, run %d of at most %d, did "
+              "not saturate the guest: %s; %.4f TX tail writes per "
+              "forwarded packet; %s"
+              % (cfg.name(), SAT_STACK, len(got), SAT_TRIES, why,
+                 row["tdt_per_fwd"] or 0, ev(row)), flush=True)
 
 
 def policy_saturated(t, r, cfg, report):
