@@ -23,8 +23,11 @@ KERNELS=${KERNELS:-"6.1 6.12"}
 KERNELS_RT=${KERNELS_RT-"6.12-rt"}
 
 . "$repo/tools/lib/check-lib.sh"
+# Guest tests at once (tools/lab/selftests.py run --jobs)
+CHECK_JOBS=${CHECK_JOBS:-2}
 
-echo "== setup"
+check_start
+section "setup"
 if ! tools/lab/setup.sh >"$logs/setup.log" 2>&1; then
 	tail -n 5 "$logs/setup.log"
 	echo "check: setup failed; see $logs/setup.log"
@@ -37,52 +40,69 @@ declare -A KVER
 for k in $KERNELS $KERNELS_RT; do
 	KVER[$k]=$(lab_kernel_release "$k") || exit 2
 done
+# What the rest should take: the host part as this machine last took it
+# (or a first guess), the guest tests from their last times here
+# (tools/lab/selftests.py expect)
+host_times=$CACHE/check-host-seconds
+host_s=$(cat "$host_times" 2>/dev/null) || host_s=600
+guest_s=$(python3 tools/lab/selftests.py expect --kernels "$KERNELS" \
+	--rt "$KERNELS_RT" --jobs "$CHECK_JOBS") || guest_s=0
+echo "check: expected about $(duration $((host_s + guest_s))) from here" \
+	"(host part $(duration "$host_s"), guest tests $(duration "$guest_s"))"
+host_t0=$SECONDS
 
-echo "== unit tests (user space)"
+section "unit tests (user space)"
 make -s -C tests/unit run >"$logs/unit.log" 2>&1
 unit_rc=$?
 count_tap "$logs/unit.log" unit
 [ "$unit_rc" -eq 0 ] || grep -q '^not ok' "$logs/unit.log" ||
 	result fail "unit: build or run ($logs/unit.log)"
 
-echo "== fuzz (${FUZZ_SECONDS}s, libFuzzer + ASan/UBSan)"
-step "fuzz: policy for ${FUZZ_SECONDS}s" make -s -C tests/unit fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
-
-echo "== lab traffic generator and sink (host, loopback)"
+section "lab traffic generator and sink (host, loopback)"
 make -s -C tools/lab/traffic test >"$logs/traffic.log" 2>&1
 traffic_rc=$?
 count_tap "$logs/traffic.log" traffic
 [ "$traffic_rc" -eq 0 ] || grep -q '^not ok' "$logs/traffic.log" ||
 	result fail "traffic: build or run ($logs/traffic.log)"
 
-echo "== lab harness (host)"
+# The fuzzers (one core) and nic-switch's test (mostly waiting) run
+# beside the host-only tests and checkpatch, which use one core.
+section "lab harness (host); fuzz (${FUZZ_SECONDS}s a target, libFuzzer + ASan/UBSan) beside it"
+meanwhile fuzz make -s -C tests/unit fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
+# nic-switch.sh (moving ports between upstream drivers and ours) on a
+# fake sysfs
+meanwhile nic_switch bash tools/lab/tests/test_nic_switch.sh
 tap_run labvm "lab harness" python3 tools/lab/tests/test_labvm.py
 tap_run pcie_model "PCIe and cycles models" python3 tools/lab/tests/test_pcie.py
 tap_run insn_profile "instruction profile and fit" python3 tools/lab/tests/test_insnprof.py
 # rows.py, traffic.py, router.options() and guest/router.sh (fake tools)
 tap_run lab_rows "lab rows and provisioning" python3 tools/lab/tests/test_rows.py
-# nic-switch.sh (moving ports between upstream drivers and ours) on a
-# fake sysfs
-tap_run nic_switch "nic-switch" bash tools/lab/tests/test_nic_switch.sh
 # how this script counts a TAP log and lists a failure with its figures
 tap_run check_lib "check counting" bash tools/lab/tests/test_check_lib.sh
+# how make check shares the host between guest tests (tools/lab/jobs.py)
+tap_run jobs "guest test scheduling" python3 tools/lab/tests/test_jobs.py
 
-echo "== checkpatch --strict"
+section "checkpatch --strict"
 checkpatch=$CACHE/src/linux-source-6.1/scripts/checkpatch.pl
 while read -r f; do
 	step "checkpatch: $f" perl "$checkpatch" --strict --no-tree --quiet -f "$f"
 done < <(git ls-files '*.c' '*.h' ':!tests/unit' ':!tools/lab')
 
+wait_for fuzz
+rc_count fuzz "fuzz: policy for ${FUZZ_SECONDS}s"
+wait_for nic_switch
+tap_count_run nic_switch "nic-switch"
+
 for k in $KERNELS; do
 	kver=${KVER[$k]}
-	echo "== $kver: build (W=1 C=1), upstream octeon_ep, DKMS"
+	section "$kver: build (W=1 C=1), upstream octeon_ep, DKMS"
 	step "build W=1 C=1: $kver" tools/lab/build-modules.sh "$kver" "$repo/build/modules/$kver"
 	# Upstream's own driver, the peer of octep_fix (cached once built)
 	step "octeon_ep (upstream) builds: $kver" tools/lab/build-octeon-ep.sh "$kver"
 	step "dkms: $kver" tools/dkms-check.sh "$kver"
 done
 
-echo "== QEMU with the models (dbb-igc, dbb-octep): QEMU's checkpatch, qtest"
+section "QEMU with the models (dbb-igc, dbb-octep): QEMU's checkpatch, qtest"
 qemu_ok=
 if step "qemu: build QEMU 7.2 with dbb-igc and dbb-octep" tools/lab/qemu/build.sh; then
 	qemu_ok=1
@@ -94,7 +114,7 @@ if step "qemu: build QEMU 7.2 with dbb-igc and dbb-octep" tools/lab/qemu/build.s
 	tap_run qtest qtest tools/lab/qemu/tests/run.sh
 fi
 
-echo "== kselftests in QEMU guests"
+section "kselftests in QEMU guests"
 for k in $KERNELS; do
 	kselftest "$k" "$logs/kselftest-$k.log" build/lab/
 done
@@ -102,7 +122,7 @@ done
 # host-driven tests run in the directory's plan below)
 for k in $KERNELS_RT; do
 	kver=${KVER[$k]}
-	echo "== $kver (PREEMPT_RT): build (W=1 C=1), kselftests"
+	section "$kver (PREEMPT_RT): build (W=1 C=1), kselftests"
 	step "build W=1 C=1: $kver" tools/lab/build-modules.sh "$kver" \
 		"$repo/build/modules/$kver" &&
 		kselftest "$k" "$logs/kselftest-$k.log" build/lab/
@@ -114,20 +134,31 @@ done
 # the kernel's drivers/net selftests, register parity, make report's
 # smoke run.  Each guest counts its checks against the models' ground
 # truth.
+# Two at a time where they can share the host (a guest is one host
+# thread), alone where their checks judge rates or time from the host
+# (LAB_CHECK's "alone"); a line as each starts and ends.
 if [ -n "$qemu_ok" ]; then
-	plan=$(python3 tools/lab/selftests.py plan --kernels "$KERNELS" \
-		--rt "$KERNELS_RT") ||
+	args=(--kernels "$KERNELS" --rt "$KERNELS_RT")
+	if plan=$(python3 tools/lab/selftests.py plan "${args[@]}"); then
+		host_s=$((SECONDS - host_t0))
+		echo "$host_s" >"$host_times" 2>/dev/null
+		section "host-driven selftests, $CHECK_JOBS at a time"
+		python3 tools/lab/selftests.py run "${args[@]}" \
+			--jobs "$CHECK_JOBS" --logs "$logs"
+		while IFS=$'\t' read -r log label header _ <&3; do
+			[ -n "$log" ] || continue
+			echo "== $header"
+			tap_count_run "$log" "$label"
+		done 3<<<"$plan"
+	else
 		result fail "selftests plan (tools/lab/selftests.py)"
-	while IFS=$'\t' read -r log label header cmd <&3; do
-		[ -n "$log" ] || continue
-		echo "== $header"
-		eval "argv=($cmd)"
-		tap_run "$log" "$label" "${argv[@]}"
-	done 3<<<"$plan"
+	fi
 else
 	result fail "host-driven selftests: not run, QEMU did not build"
 fi
 
+section_end
+echo "check: $(duration $((SECONDS - check_t0))) in all"
 echo
 if [ "$failed" -ne 0 ]; then
 	echo "Failed:"

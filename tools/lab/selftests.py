@@ -5,6 +5,9 @@ test directory itself (tools/testing/selftests/net/dbbatch/), so that a
 test added there runs without a hand-kept list.
 
     tools/lab/selftests.py plan --kernels "6.1 6.12" [--rt "6.12-rt"]
+    tools/lab/selftests.py run --kernels "6.1 6.12" [--rt "6.12-rt"]
+        --logs DIR [--jobs 2] [--times FILE]
+    tools/lab/selftests.py expect --kernels ... [--rt ...] [--jobs 2]
     tools/lab/selftests.py list
 
 Every *.py test there (lablib.py is the library) says how make check runs
@@ -19,20 +22,42 @@ it in a module-level literal, LAB_CHECK: a list of runs, each a dict
     python   "system" for Debian's /usr/bin/python3 (matplotlib, yaml);
              default python3
     env      {name: value} for the run (e.g. the lab's locks off)
+    alone    true when its checks judge rates or time from the host (a
+             saturating step, a hold timed by the host): `run` gives it
+             the host to itself; every other run shares the host with one
+             more (tools/lab/jobs.py)
+    minutes  its expected duration on a 2-core host, for the order and
+             the estimate until `run` has measured it on this machine
+    part     a word naming the run among the file's runs on one kernel
+             (its log is <file>-<part>-<kernel>), where a test is split
+             into runs (e.g. an alone part and a shared one)
 
 An empty list says the test is not part of make check (say where it runs
 in a comment beside it).  A test without LAB_CHECK is an error: nothing
 there may be forgotten.  `plan` prints one run a line, tab-separated:
 the log name, the label, the header of its section, and the command as a
 shell-quoted string; `list` prints each file and its runs.
+
+`run` runs the plan, --jobs at a time (alone runs by themselves), each
+into DIR/<log name>.log with its exit status in DIR/<log name>.rc, and
+prints a line when each starts (with the expected end of the whole plan)
+and ends (its time and its ok / not ok counts); the durations it measured
+go into --times ($DBBATCH_CACHE/check-times.json), the next run's
+estimates.  `expect` prints the plan's expected duration in seconds.
 """
 
 import argparse
 import ast
+import json
 import os
+import re
 import shlex
+import signal
 import subprocess
 import sys
+import time
+
+import jobs
 
 LAB = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(LAB))
@@ -59,7 +84,13 @@ def lab_check(path):
                      "(tools/lab/selftests.py), [] if it does not" % path)
 
 
-KEYS = {"stage", "kernels", "label", "args", "python", "env"}
+KEYS = {"stage", "kernels", "label", "args", "python", "env", "alone",
+        "minutes", "part"}
+# A run's expected duration when neither its LAB_CHECK nor a measurement
+# says
+DEFAULT_MINUTES = 3
+CACHE = os.environ.get("DBBATCH_CACHE", "/var/cache/dbbatch")
+TIMES = os.path.join(CACHE, "check-times.json")
 
 
 def bad_run(r):
@@ -78,6 +109,13 @@ def bad_run(r):
         return "kernels is each, first, rt or a list of kernels"
     if r.get("python", "python3") not in ("python3", "system"):
         return "python is system or left out"
+    if not isinstance(r.get("alone", False), bool):
+        return "alone is true or false"
+    m = r.get("minutes", DEFAULT_MINUTES)
+    if isinstance(m, bool) or not isinstance(m, (int, float)) or m <= 0:
+        return "minutes is a positive number"
+    if not re.fullmatch(r"[a-z0-9_]+", r.get("part", "x")):
+        return "part is a word (a-z, 0-9, _)"
     return ""
 
 
@@ -106,7 +144,8 @@ def release(short):
 
 
 def plan(kernels, rt):
-    """[(sort key, log, label, header, argv)] of every run."""
+    """[(sort key, log, label, header, argv, run)] of every run (RUN: its
+    LAB_CHECK dict)."""
     order = kernels + [k for k in rt if k not in kernels]
     rels = {}
     runs = []
@@ -126,10 +165,142 @@ def plan(kernels, rt):
                 if r.get("env"):
                     argv = ["env"] + ["%s=%s" % kv for kv in
                                       sorted(r["env"].items())] + argv
+                part = r.get("part")
                 runs.append(((r["stage"], order.index(k), f),
-                             "%s-%s" % (stem, k), r["label"],
-                             "%s on %s" % (f, k), argv))
-    return sorted(runs)
+                             "-".join(x for x in (stem, part, k) if x),
+                             r["label"],
+                             " ".join(x for x in (f, part, "on", k) if x),
+                             argv, r))
+    runs.sort(key=lambda x: x[0])
+    logs = [x[1] for x in runs]
+    twice = sorted({x for x in logs if logs.count(x) > 1})
+    if twice:
+        raise SystemExit("selftests: two runs log to %s: give each of a "
+                         "file's runs on one kernel its own part"
+                         % ", ".join(twice))
+    return runs
+
+
+def read_times(path):
+    """{log name: seconds} measured by earlier runs ({} if none)."""
+    try:
+        with open(path) as f:
+            t = json.load(f)
+        return {k: float(v) for k, v in t.items()}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
+
+
+def write_times(path, measured):
+    """Merge MEASURED into the times file at PATH (best effort: a cache
+    that cannot be written only costs the next estimate)."""
+    t = read_times(path)
+    t.update(measured)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".tmp", "w") as f:
+            json.dump(t, f, indent=1, sort_keys=True)
+        os.replace(path + ".tmp", path)
+    except OSError as e:
+        print("selftests: %s not written: %s" % (path, e), flush=True)
+
+
+def job_list(runs, times):
+    """The jobs (tools/lab/jobs.py) of plan() RUNS, in jobs.order()."""
+    return jobs.order([
+        {"name": log, "header": header, "argv": argv,
+         "alone": bool(r.get("alone", False)),
+         "seconds": times.get(log, 60.0 * r.get("minutes",
+                                                DEFAULT_MINUTES))}
+        for _, log, _, header, argv, r in runs])
+
+
+def tap_counts(path):
+    """(ok, not ok) lines of the TAP log at PATH."""
+    ok = bad = 0
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if re.match(r"ok \d+ ", line):
+                    ok += 1
+                elif re.match(r"not ok \d+ ", line):
+                    bad += 1
+    except OSError:
+        pass
+    return ok, bad
+
+
+def run_all(todo, logs, slots, times_path, out=sys.stdout):
+    """Run the jobs TODO (job_list()) SLOTS at a time into LOGS; print a
+    line as each starts and ends; record the durations.  Returns the
+    number of runs that exited non-zero."""
+    os.makedirs(logs, exist_ok=True)
+    t0 = time.time()
+    pending = list(todo)
+    running = {}            # Popen -> (job, start, log file, number)
+    measured = {}
+    bad = 0
+    n = len(pending)
+    started = 0
+
+    def say(msg):
+        out.write("[%s] %s\n" % (jobs.minutes(time.time() - t0), msg))
+        out.flush()
+
+    def stop_all(*_):
+        for p in running:
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except OSError:
+                pass
+        raise SystemExit("selftests: stopped; %d runs killed" % len(running))
+
+    old = signal.signal(signal.SIGTERM, stop_all)
+    try:
+        while pending or running:
+            while True:
+                i = jobs.pick(pending, [v[0] for v in running.values()],
+                              slots)
+                if i is None:
+                    break
+                j = pending.pop(i)
+                started += 1
+                log = os.path.join(logs, j["name"] + ".log")
+                f = open(log, "w")
+                p = subprocess.Popen(j["argv"], stdout=f,
+                                     stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL,
+                                     start_new_session=True)
+                running[p] = (j, time.time(), f, started)
+                left = [(v[0], v[0]["seconds"] - (time.time() - v[1]))
+                        for v in running.values()]
+                say("start %d/%d: %s (%s, expected %s; all done in about "
+                    "%s)" % (started, n, j["header"],
+                             "alone" if j["alone"] else "shared",
+                             jobs.minutes(j["seconds"]),
+                             jobs.minutes(jobs.makespan(pending, left,
+                                                        slots))))
+            time.sleep(0.5)
+            for p in [p for p in running if p.poll() is not None]:
+                j, start, f, k = running.pop(p)
+                f.close()
+                took = time.time() - start
+                measured[j["name"]] = round(took, 1)
+                with open(os.path.join(logs, j["name"] + ".rc"), "w") as rc:
+                    rc.write("%d\n" % p.returncode)
+                bad += p.returncode != 0
+                ok, nok = tap_counts(os.path.join(logs, j["name"] + ".log"))
+                say("end %d/%d: %s in %s: %d ok, %d not ok%s"
+                    % (k, n, j["header"], jobs.minutes(took), ok, nok,
+                       "" if p.returncode == 0 else
+                       ", exit status %d" % p.returncode))
+    except KeyboardInterrupt:
+        stop_all()
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        if measured:
+            write_times(times_path, measured)
+    return bad
 
 
 def main(argv=None):
@@ -138,8 +309,27 @@ def main(argv=None):
     p = sub.add_parser("plan")
     p.add_argument("--kernels", required=True)
     p.add_argument("--rt", default="")
+    for name in ("run", "expect"):
+        p = sub.add_parser(name)
+        p.add_argument("--kernels", required=True)
+        p.add_argument("--rt", default="")
+        p.add_argument("--jobs", type=int, default=2,
+                       help="runs at once (alone runs by themselves)")
+        p.add_argument("--times", default=TIMES,
+                       help="durations measured before (default %(default)s)")
+        if name == "run":
+            p.add_argument("--logs", required=True)
     sub.add_parser("list")
     a = ap.parse_args(argv)
+    if a.cmd in ("run", "expect"):
+        if a.jobs < 1:
+            ap.error("--jobs is at least 1")
+        todo = job_list(plan(a.kernels.split(), a.rt.split()),
+                        read_times(a.times))
+        if a.cmd == "expect":
+            print(round(jobs.makespan(todo, [], a.jobs)))
+            return 0
+        return 1 if run_all(todo, a.logs, a.jobs, a.times) else 0
     if a.cmd == "list":
         for f, checks in tests().items():
             print("%s: %s" % (f, ", ".join(
@@ -147,7 +337,8 @@ def main(argv=None):
                                           r["label"]) for r in checks)
                 or "not in make check"))
         return 0
-    for _, log, label, header, cmd in plan(a.kernels.split(), a.rt.split()):
+    for _, log, label, header, cmd, _ in plan(a.kernels.split(),
+                                              a.rt.split()):
         print("\t".join((log, label, header, shlex.join(cmd))))
     return 0
 

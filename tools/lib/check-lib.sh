@@ -20,23 +20,54 @@ result() # ok|fail name [diagnostics]
 		failures+=("$2${3:+
       $3}")
 		echo "not ok - $2"
-		[ -z "$3" ] || echo "      $3"
+		[ -z "${3:-}" ] || echo "      $3"
 	fi
 }
 
-# step NAME CMD...: one test whose log goes to $logs/NAME.log; returns
+# step NAME CMD...: one test whose log goes to $logs/NAME.log (NAME with
+# anything but letters, digits, ".", "_" and "-" made "_"); returns
 # non-zero when it failed
 step()
 {
-	local name=$1 log="$logs/${1//[^A-Za-z0-9._-]/_}.log"
+	local name=$1 base=${1//[^A-Za-z0-9._-]/_}
 	shift
-	if "$@" >"$log" 2>&1; then
-		result ok "$name"
+	"$@" >"$logs/$base.log" 2>&1
+	echo $? >"$logs/$base.rc"
+	rc_count "$base" "$name"
+}
+
+# rc_count BASE NAME: one result, NAME, from $logs/BASE.rc (an exit
+# status); a failure shows the end of $logs/BASE.log.  Returns non-zero
+# when it failed.
+rc_count()
+{
+	local rc
+	rc=$(cat "$logs/$1.rc" 2>/dev/null) || rc=
+	if [ "$rc" = 0 ]; then
+		result ok "$2"
 	else
-		result fail "$name"
-		tail -n 25 "$log" | sed 's/^/    /'
+		result fail "$2"
+		tail -n 25 "$logs/$1.log" 2>/dev/null | sed 's/^/    /'
 		return 1
 	fi
+}
+
+# meanwhile BASE CMD...: start CMD in the background, its output to
+# $logs/BASE.log and its exit status to $logs/BASE.rc, beside steps that
+# leave a core idle; `wait_for BASE`, then count it (rc_count,
+# tap_count_run).
+declare -A meanwhile_pid
+meanwhile()
+{
+	local base=$1
+	shift
+	("$@" >"$logs/$base.log" 2>&1; echo $? >"$logs/$base.rc") &
+	meanwhile_pid[$base]=$!
+}
+
+wait_for()
+{
+	wait "${meanwhile_pid[$1]}"
 }
 
 # tap_results LOG: each "ok N name"/"not ok N name" line of a TAP log, a
@@ -72,18 +103,59 @@ count_tap()
 	done < <(tap_results "$1")
 }
 
-# tap_run NAME PREFIX CMD...: run a TAP-printing test into $logs/NAME.log;
-# each of its lines counts, and a non-zero exit without a failed line is
-# one failure of the harness.
+# tap_run NAME PREFIX CMD...: run a TAP-printing test into $logs/NAME.log
+# and count it (tap_count_run)
 tap_run()
 {
-	local log="$logs/$1.log" prefix=$2 rc
+	local name=$1 prefix=$2
 	shift 2
-	"$@" >"$log" 2>&1
-	rc=$?
-	count_tap "$log" "$prefix"
-	[ "$rc" -eq 0 ] || grep -aq '^not ok' "$log" ||
-		result fail "$prefix: harness exit $rc ($log)"
+	"$@" >"$logs/$name.log" 2>&1
+	echo $? >"$logs/$name.rc"
+	tap_count_run "$name" "$prefix"
+}
+
+# tap_count_run NAME PREFIX: count $logs/NAME.log, a test's TAP output,
+# and $logs/NAME.rc, its exit status: each of its lines counts, and a
+# non-zero exit (or none recorded) without a failed line is one failure
+# of the harness.
+tap_count_run()
+{
+	local log="$logs/$1.log" rc
+	rc=$(cat "$logs/$1.rc" 2>/dev/null) || rc=
+	[ -e "$log" ] && count_tap "$log" "$2"
+	[ "$rc" = 0 ] || grep -aq '^not ok' "$log" 2>/dev/null ||
+		result fail "$2: harness exit ${rc:-unknown: not run} ($log)"
+}
+
+# section NAME: a line "== [elapsed] NAME", after a line giving the time
+# the section before it took; section_end closes the last one.  The
+# elapsed time counts from check_start.
+check_start()
+{
+	check_t0=$SECONDS
+	section_name=
+}
+
+section_end()
+{
+	[ -n "${section_name:-}" ] || return 0
+	printf -- '-- %s: %s\n' "$section_name" \
+		"$(duration $((SECONDS - section_t0)))"
+	section_name=
+}
+
+section()
+{
+	section_end
+	section_name=$1
+	section_t0=$SECONDS
+	printf '== [%s] %s\n' "$(duration $((SECONDS - ${check_t0:-0})))" "$1"
+}
+
+# duration SECONDS: "12 min 05 s"
+duration()
+{
+	printf '%d min %02d s' $(($1 / 60)) $(($1 % 60))
 }
 
 # kselftest K LOG WHERE: the core's kselftests in a guest of kernel K

@@ -4,7 +4,8 @@
 # test_check_lib.sh: how make check counts a TAP log (tools/lib/
 # check-lib.sh's count_tap): one result per "ok N"/"not ok N" line, and a
 # failure carries the diagnostics right after it into the list that ends
-# make check's output, the part a CI excerpt keeps.  Host only; prints
+# make check's output, the part a CI excerpt keeps; a run's log with its
+# exit status (tap_count_run); durations as printed.  Host only; prints
 # TAP, exits 0 only when every case passed.
 set -u
 
@@ -66,6 +67,31 @@ check "the failure list carries the diagnostics under the name" \
 	grep -qxF '      0.2546 TX tail writes per forwarded packet | model A rx_frames 40008 | three | four' "$T/failures"
 check "no diagnostics for a failure without them, nor taken past other output" \
 	test "$(grep -c 'a line after\|some output' "$T/failures")" = 0
+
+# tap_count_run: a run's log and exit status, written by another
+# program (tools/lab/selftests.py run)
+count_run() # name rc|-: "passed failed" of tap_count_run on $T/NAME.log
+{
+	rm -f "$T/$1.rc"
+	[ "$2" = - ] || echo "$2" >"$T/$1.rc"
+	# shellcheck disable=SC2034,SC2154
+	(logs=$T; . "$LIB"; tap_count_run "$1" pre >/dev/null
+	 echo "$passed $failed")
+}
+printf 'TAP version 13\nok 1 x\n1..1\n' >"$T/good.log"
+check "a run that exited 0: its lines count, nothing more" \
+	test "$(count_run good 0)" = "1 0"
+check "a run that exited non-zero without a failed line: one failure more" \
+	test "$(count_run good 3)" = "1 1"
+check "a run with no exit status recorded (never ended): one failure more" \
+	test "$(count_run good -)" = "1 1"
+check "a run that exited non-zero with a failed line: only its lines" \
+	test "$(count_run a 1)" = "2 2"
+check "a run with no log at all: one failure" \
+	test "$(count_run none -)" = "0 1"
+# shellcheck disable=SC1090
+check "duration: minutes and zero-padded seconds" \
+	test "$(. "$LIB"; duration 3725)" = "62 min 05 s"
 
 echo "1..$n"
 [ "$bad" -eq 0 ]

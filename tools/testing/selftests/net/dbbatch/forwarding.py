@@ -42,6 +42,7 @@ from lablib import labvm, router, rows  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "forwarding",
+              "minutes": 1,
               "args": ["--keep", "{repo}/build/forwarding"]}]
 
 

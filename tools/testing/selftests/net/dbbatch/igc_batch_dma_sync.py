@@ -31,6 +31,7 @@ from lablib import labvm, router, rows  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 30, "kernels": "each", "label": "igc_batch dma sync",
+              "minutes": 1.5,
               "args": ["--modules-{k}", "{mods}"]}]
 
 RATE = 2000

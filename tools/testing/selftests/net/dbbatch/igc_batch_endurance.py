@@ -31,7 +31,8 @@ from lablib import labvm, router, rows
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 30, "kernels": "each",
-              "label": "igc_batch endurance", "args": ["--modules", "{mods}"]}]
+              "label": "igc_batch endurance",
+              "minutes": 1.5, "args": ["--modules", "{mods}"]}]
 
 
 CONFIG = router.Config("igc_batch", "db_skip_empty=1 tx_db_batched=1",

@@ -66,6 +66,7 @@ from lablib import labvm, router, rows  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 30, "kernels": "each", "label": "igc_batch extras",
+              "minutes": 2,
               "args": ["--modules-{k}", "{mods}"]}]
 
 

@@ -46,6 +46,7 @@ from qtestlib import inet_checksum  # noqa: E402  (one checksum helper)
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "igc conformance",
+              "minutes": 1.5,
               "args": ["--keep", "{repo}/build/conformance"]}]
 
 

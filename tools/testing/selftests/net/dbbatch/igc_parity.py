@@ -76,6 +76,7 @@ from lablib import labvm, router, rows  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 60, "kernels": "each", "label": "igc parity",
+              "minutes": 3,
               "python": "system", "args": ["--modules-{k}", "{mods}"]}]
 
 

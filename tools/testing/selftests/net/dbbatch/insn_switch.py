@@ -33,7 +33,8 @@ import sys
 from lablib import labvm, router  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
-LAB_CHECK = [{"stage": 10, "kernels": "first", "label": "insn switch"}]
+LAB_CHECK = [{"stage": 10, "kernels": "first", "label": "insn switch",
+              "minutes": 1}]
 
 RATE = 5000
 COUNT = 5000

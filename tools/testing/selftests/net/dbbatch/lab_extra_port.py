@@ -21,7 +21,8 @@ from lablib import labvm, rows
 from labenv import LabEnv, Port
 
 # How make check runs this test (tools/lab/selftests.py)
-LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "lab extra port"}]
+LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "lab extra port",
+              "minutes": 0.5}]
 
 
 PEER_MAC = bytes.fromhex("020000db0c01")

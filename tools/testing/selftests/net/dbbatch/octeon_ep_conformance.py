@@ -44,7 +44,7 @@ from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, MTU,  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 10, "kernels": "each",
-              "label": "octeon_ep conformance"}]
+              "label": "octeon_ep conformance", "minutes": 2}]
 
 
 CONFIG = router.Config("octeon_ep")

@@ -39,6 +39,7 @@ import tap  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 70, "kernels": "first", "label": "report smoke",
+              "minutes": 4,
               "python": "system",
               "env": {"DBB_GUEST_LOCK": "", "DBB_BUILD_LOCK": ""},
               "args": ["--modules", "{mods}", "--out",

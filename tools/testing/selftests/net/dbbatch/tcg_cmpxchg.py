@@ -29,7 +29,8 @@ from lablib import labvm  # noqa: E402
 import tap  # noqa: E402  (tools/lab/tap.py)
 
 # How make check runs this test (tools/lab/selftests.py)
-LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "tcg cmpxchg"}]
+LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "tcg cmpxchg",
+              "minutes": 0.25}]
 
 
 

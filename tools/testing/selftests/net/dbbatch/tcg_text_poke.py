@@ -28,6 +28,7 @@ from lablib import labvm, router  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 10, "kernels": "each", "label": "tcg text poke",
+              "minutes": 1,
               "args": ["--seconds", "30"]}]
 
 
