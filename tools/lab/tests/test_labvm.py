@@ -414,39 +414,51 @@ def main():
     declared = {f for f, c in selftests.tests().items() if c}
     logs = [r[1] for r in runs]
     out.check("selftests.plan: every test of the directory whose LAB_CHECK "
-              "is not empty runs, on the kernels it names, in stage order",
+              "is not empty runs, on the kernels it names, in stage order, "
+              "a test split in parts once per part and kernel",
               set(files) == declared and
               files["kernel_drivers_net.py"] == ["6.12"] and
-              files["igc_batch_lab.py"] == ["6.1", "6.12", "6.12-rt"] and
+              files["igc_batch_lab.py"] == ["6.1", "6.1", "6.12", "6.12",
+                                            "6.12-rt", "6.12-rt"] and
               files["forwarding.py"] == ["6.1", "6.12"] and
-              logs.index("forwarding-6.1") < logs.index("igc_batch_lab-6.1")
-              < logs.index("kernel_drivers_net-6.12") <
+              logs.index("forwarding-6.1") <
+              logs.index("igc_batch_lab-router-6.1") <
+              logs.index("igc_batch_lab-tcp-6.1") <
+              logs.index("kernel_drivers_net-6.12") <
               logs.index("report_smoke-6.1") and
-              logs[-1] == "igc_batch_lab-6.12-rt",
+              logs[-2:] == ["igc_batch_lab-router-6.12-rt",
+                            "igc_batch_lab-tcp-6.12-rt"] and
+              len(set(logs)) == len(logs),
               "%d runs: %s" % (len(runs), logs))
     refused = []
     for text in ("import sys\n",
                  'LAB_CHECK = [{"stage": 1, "kernels": "6.12", '
                  '"label": "x"}]\n',
                  'LAB_CHECK = [{"stage": 1, "kernels": "each", '
-                 '"label": "x", "arg": []}]\n'):
+                 '"label": "x", "arg": []}]\n',
+                 'LAB_CHECK = [{"stage": 1, "kernels": "each", '
+                 '"label": "x"}, {"stage": 2, "kernels": "first", '
+                 '"label": "y"}]\n'):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "new_test.py"), "w") as f:
                 f.write(text)
             saved, selftests.TESTS = selftests.TESTS, d
             try:
                 selftests.tests()
+                selftests.plan(["6.1", "6.12"], [])
                 refused.append(None)
             except SystemExit as e:
                 refused.append(str(e))
             finally:
                 selftests.TESTS = saved
     out.check("selftests.tests: a test without LAB_CHECK, or with a run it "
-              "would misread (kernels a string, an unknown key), is "
+              "would misread (kernels a string, an unknown key, two runs "
+              "on one kernel with no part to tell their logs apart), is "
               "refused, saying what is wrong",
               None not in refused and "has no LAB_CHECK" in refused[0] and
               "kernels is" in refused[1] and "unknown keys arg" in
-              refused[2], refused)
+              refused[2] and "two runs log to new_test-6.1" in refused[3],
+              refused)
     args = router.options(root_port=["B"])
     r = router.Router.__new__(router.Router)     # its QEMU arguments only
     r.a = args
