@@ -270,6 +270,8 @@ struct octf_qv {
 struct octf_test {
 	u32 ceiling;		/* 0: the exact grant */
 	bool quiesced;		/* NAPI held by the quiesce knob */
+	atomic_t fail_rx_alloc;	/* N > 0: the Nth receive page from now fails */
+	atomic_t injected;	/* faults injected so far */
 };
 
 /* LINK_INFO's answer: the firmware's link-mode bits (octf_ethtool.c maps
@@ -449,6 +451,7 @@ void octf_debugfs_init(void);
 void octf_debugfs_exit(void);
 void octf_debugfs_add(struct octf_port *p);
 void octf_debugfs_del(struct octf_port *p);
+bool octf_test_fail_rx_alloc(struct octf_port *p);
 
 /* octf_ethtool.c */
 void octf_set_ethtool_ops(struct net_device *netdev);

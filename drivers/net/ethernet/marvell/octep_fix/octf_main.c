@@ -71,9 +71,11 @@ static int octf_up(struct octf_port *p)
 		octf_iq_configure(&p->qv[i]->iq);
 		err = octf_oq_configure(&p->qv[i]->oq);
 		if (err) {
-			/* This ring's input queue is on already. */
+			/* This ring's input queue is on already; its output
+			 * ring was never programmed (a new vector's has no
+			 * doorbell address yet) and holds no page.
+			 */
 			octf_iq_disable(&p->qv[i]->iq);
-			octf_oq_disable(&p->qv[i]->oq);
 			while (i--) {
 				octf_iq_disable(&p->qv[i]->iq);
 				octf_oq_disable(&p->qv[i]->oq);

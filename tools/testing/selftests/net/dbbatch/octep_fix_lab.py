@@ -36,7 +36,8 @@ Router boot, both ports at the stock watermark 0x100:
   never more held than the grant; BQL; link flap from the firmware;
   bad ring sizes refused, nothing changed; link settings from the
   firmware, and what it cannot do refused; ethtool -L (the port's totals
-  never go back); native XDP_DROP,
+  never go back; growing with the new vector's receive pages failing:
+  refused, no oops, the old setting back); native XDP_DROP,
   XDP_TX and XDP_PASS; system sleep; heartbeat loss takes the port
   down and back; a firmware that answers late or not at all keeps the
   port down until it answers; a v1-only firmware refused at probe with
@@ -577,9 +578,43 @@ def channel_checks(t, r):
             counts_agree(row), "outstanding_max %s; frames per ring %s; "
             "%s\n%s" % (tr["A"]["outstanding_max"], per_ring,
                         counts_text(row), out))
+    new_vector_alloc_fails(t, r)
     rc, out = r.guest("ethtool -L %s combined %d && carrier %s 1 30\n"
                       % (r.ifa, r.queues_now, r.ifa), check=False)
     t.check("ethtool -L back to %d combined" % r.queues_now, rc == 0, out)
+
+
+def new_vector_alloc_fails(t, r):
+    """Port A on one ring pair: ethtool -L to two with the first receive
+    page of the new vector failing (debugfs fail_rx_alloc: ring 0 fills
+    its RING pages first).  The new vector's output ring was never
+    programmed, so the failure path must not touch it (it once wrote its
+    doorbell through a NULL address: an oops)."""
+    rc, out = r.guest("""
+mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+D=%s
+ring=$(ethtool -g %s | sed -n '/Current/,$p' | awk '/^RX:/ { print $2 }')
+i0=$(cat $D/injected)
+dmesg -c >/dev/null
+echo $((ring + 1)) >$D/fail_rx_alloc
+ethtool -L %s combined 2 && echo "LAB: -L succeeded"
+echo "LAB: injected $(($(cat $D/injected) - i0)) left $(cat $D/fail_rx_alloc)"
+carrier %s 1 30
+ethtool -l %s | sed -n '/Current/,$p' | grep Combined
+dmesg
+""" % (dbg(r.ifa), r.ifa, r.ifa, r.ifa, r.ifa), check=False)
+    row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
+    t.check("ethtool -L 1 -> 2 with the new vector's first receive page "
+            "failing: refused (ENOMEM, said in dmesg), no oops, the fault "
+            "injected once, the port back on one ring pair and forwarding "
+            "lossless",
+            "LAB: -L succeeded" not in out and
+            "LAB: injected 1 left 0" in out and
+            re.search(r"no memory for \d+ receive pages", out) and
+            re.search(r"Combined:\s+1\b", out) and
+            not re.search(r"Oops|BUG:|Call Trace|WARNING", out) and
+            counts_agree(row),
+            "%s\n%s" % (counts_text(row), out))
 
 
 XDP_ACTIONS = ("drop", "tx", "pass")
