@@ -58,6 +58,7 @@ import sys
 import time
 
 import jobs
+import tap
 
 LAB = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(LAB))
@@ -215,21 +216,6 @@ def job_list(runs, times):
         for _, log, _, header, argv, r in runs])
 
 
-def tap_counts(path):
-    """(ok, not ok) lines of the TAP log at PATH."""
-    ok = bad = 0
-    try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                if re.match(r"ok \d+ ", line):
-                    ok += 1
-                elif re.match(r"not ok \d+ ", line):
-                    bad += 1
-    except OSError:
-        pass
-    return ok, bad
-
-
 def run_all(todo, logs, slots, times_path, out=sys.stdout):
     """Run the jobs TODO (job_list()) SLOTS at a time into LOGS; print a
     line as each starts and ends; record the durations.  Returns the
@@ -289,7 +275,10 @@ def run_all(todo, logs, slots, times_path, out=sys.stdout):
                 with open(os.path.join(logs, j["name"] + ".rc"), "w") as rc:
                     rc.write("%d\n" % p.returncode)
                 bad += p.returncode != 0
-                ok, nok = tap_counts(os.path.join(logs, j["name"] + ".log"))
+                with open(os.path.join(logs, j["name"] + ".log"),
+                          errors="replace") as f:
+                    ok, nok, skip, _ = tap.count_ktap(f.read())
+                ok += skip
                 say("end %d/%d: %s in %s: %d ok, %d not ok%s"
                     % (k, n, j["header"], jobs.minutes(took), ok, nok,
                        "" if p.returncode == 0 else
@@ -306,13 +295,12 @@ def run_all(todo, logs, slots, times_path, out=sys.stdout):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("plan")
-    p.add_argument("--kernels", required=True)
-    p.add_argument("--rt", default="")
-    for name in ("run", "expect"):
+    for name in ("plan", "run", "expect"):
         p = sub.add_parser(name)
         p.add_argument("--kernels", required=True)
         p.add_argument("--rt", default="")
+        if name == "plan":
+            continue
         p.add_argument("--jobs", type=int, default=2,
                        help="runs at once (alone runs by themselves)")
         p.add_argument("--times", default=TIMES,
