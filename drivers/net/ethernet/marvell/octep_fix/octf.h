@@ -270,7 +270,11 @@ struct octf_qv {
 struct octf_test {
 	u32 ceiling;		/* 0: the exact grant */
 	bool quiesced;		/* NAPI held by the quiesce knob */
-	atomic_t fail_rx_alloc;	/* N > 0: the Nth receive page from now fails */
+	/* the next skip_rx_alloc receive pages succeed, then fail_rx_alloc
+	 * fail as if memory ran out (igc_batch's faults, the same knobs)
+	 */
+	atomic_t skip_rx_alloc;
+	atomic_t fail_rx_alloc;
 	atomic_t injected;	/* faults injected so far */
 };
 
@@ -451,7 +455,18 @@ void octf_debugfs_init(void);
 void octf_debugfs_exit(void);
 void octf_debugfs_add(struct octf_port *p);
 void octf_debugfs_del(struct octf_port *p);
-bool octf_test_fail_rx_alloc(struct octf_port *p);
+
+/* Return: true, counted, for a receive page the test knobs ask to fail. */
+static inline bool octf_inject_rx_alloc(struct octf_port *p)
+{
+	if (likely(!atomic_read(&p->test.fail_rx_alloc)))
+		return false;
+	if (atomic_dec_if_positive(&p->test.skip_rx_alloc) >= 0 ||
+	    atomic_dec_if_positive(&p->test.fail_rx_alloc) < 0)
+		return false;
+	atomic_inc(&p->test.injected);
+	return true;
+}
 
 /* octf_ethtool.c */
 void octf_set_ethtool_ops(struct net_device *netdev);

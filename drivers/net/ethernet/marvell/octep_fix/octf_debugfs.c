@@ -9,8 +9,9 @@
  *   oq_ceiling   read/write the credit ceiling: 0 is the exact grant; a
  *                lower value starves the rings on purpose (tests)
  *   credit       read: each output ring's credit state
- *   fail_rx_alloc  write N: the Nth receive page allocated from now fails
- *                as if memory ran out (0: none); reads what is left
+ *   skip_rx_alloc, fail_rx_alloc  the next skip_rx_alloc receive pages
+ *                are allocated, then fail_rx_alloc fail as if memory ran
+ *                out (igc_batch's knobs); both read what is left
  *   injected     read: the faults injected so far
  */
 
@@ -117,19 +118,11 @@ void octf_debugfs_add(struct octf_port *p)
 	debugfs_create_file_unsafe("oq_ceiling", 0600, d, p,
 				   &octf_dbg_ceiling_fops);
 	debugfs_create_file("credit", 0400, d, p, &octf_dbg_credit_fops);
+	debugfs_create_atomic_t("skip_rx_alloc", 0600, d,
+				&p->test.skip_rx_alloc);
 	debugfs_create_atomic_t("fail_rx_alloc", 0600, d,
 				&p->test.fail_rx_alloc);
 	debugfs_create_atomic_t("injected", 0400, d, &p->test.injected);
-}
-
-/* The fault fail_rx_alloc asked for, if this allocation is the one. */
-bool octf_test_fail_rx_alloc(struct octf_port *p)
-{
-	if (atomic_read(&p->test.fail_rx_alloc) <= 0 ||
-	    atomic_dec_if_positive(&p->test.fail_rx_alloc) != 0)
-		return false;
-	atomic_inc(&p->test.injected);
-	return true;
 }
 
 void octf_debugfs_del(struct octf_port *p)

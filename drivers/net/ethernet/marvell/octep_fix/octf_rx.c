@@ -116,7 +116,7 @@ static bool octf_oq_post(struct octf_oq *oq, u32 idx)
 	u32 off = octf_oq_off(oq);
 	struct page *page;
 
-	if (unlikely(octf_test_fail_rx_alloc(oq->port)))
+	if (unlikely(octf_inject_rx_alloc(oq->port)))
 		return false;
 	page = page_pool_dev_alloc_pages(oq->pp);
 	if (unlikely(!page))

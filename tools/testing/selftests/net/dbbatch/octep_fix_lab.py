@@ -586,8 +586,8 @@ def channel_checks(t, r):
 
 def new_vector_alloc_fails(t, r):
     """Port A on one ring pair: ethtool -L to two with the first receive
-    page of the new vector failing (debugfs fail_rx_alloc: ring 0 fills
-    its RING pages first).  The new vector's output ring was never
+    page of the new vector failing (debugfs skip_rx_alloc, fail_rx_alloc:
+    ring 0 fills its pages first).  The new vector's output ring was never
     programmed, so the failure path must not touch it (it once wrote its
     doorbell through a NULL address: an oops)."""
     rc, out = r.guest("""
@@ -596,9 +596,10 @@ D=%s
 ring=$(ethtool -g %s | sed -n '/Current/,$p' | awk '/^RX:/ { print $2 }')
 i0=$(cat $D/injected)
 dmesg -c >/dev/null
-echo $((ring + 1)) >$D/fail_rx_alloc
+echo $ring >$D/skip_rx_alloc
+echo 1 >$D/fail_rx_alloc
 ethtool -L %s combined 2 && echo "LAB: -L succeeded"
-echo "LAB: injected $(($(cat $D/injected) - i0)) left $(cat $D/fail_rx_alloc)"
+echo "LAB: injected $(($(cat $D/injected) - i0)) left $(cat $D/skip_rx_alloc) $(cat $D/fail_rx_alloc)"
 carrier %s 1 30
 ethtool -l %s | sed -n '/Current/,$p' | grep Combined
 dmesg
@@ -609,7 +610,7 @@ dmesg
             "injected once, the port back on one ring pair and forwarding "
             "lossless",
             "LAB: -L succeeded" not in out and
-            "LAB: injected 1 left 0" in out and
+            "LAB: injected 1 left 0 0" in out and
             re.search(r"no memory for \d+ receive pages", out) and
             re.search(r"Combined:\s+1\b", out) and
             not re.search(r"Oops|BUG:|Call Trace|WARNING", out) and
