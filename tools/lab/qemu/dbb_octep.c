@@ -70,6 +70,7 @@ static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
     [DBB_OGT_REG_READS] = "reg_reads",
     [DBB_OGT_IRQ_REG_WRITES] = "irq_reg_writes",
     [DBB_OGT_OTHER_REG_WRITES] = "other_reg_writes",
+    [DBB_OGT_RX_SKIPPED] = "rx_skipped",
 };
 
 static unsigned dbb_ogt_width(void *opaque, unsigned id)
@@ -557,6 +558,13 @@ static void dbb_octep_instance_init(Object *obj)
      */
     s->wmark = 0x400;
     object_property_add_uint32_ptr(obj, "wmark", &s->wmark,
+                                   OBJ_PROP_FLAG_READWRITE);
+    /*
+     * A fault: the block passes over this many fetched buffers without
+     * writing them, before the next frame it writes (a gap the host's
+     * resync steps over).  Counts down to 0 as it is spent.
+     */
+    object_property_add_uint32_ptr(obj, "rx-skip", &s->rx_skip,
                                    OBJ_PROP_FLAG_READWRITE);
 }
 

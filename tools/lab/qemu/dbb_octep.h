@@ -125,6 +125,7 @@ enum {
     DBB_OGT_REG_READS,              /* 0: BAR0 register reads */
     DBB_OGT_IRQ_REG_WRITES,         /* 0: ring count acks, int levels */
     DBB_OGT_OTHER_REG_WRITES,       /* 0: other BAR0 writes, no doorbell */
+    DBB_OGT_RX_SKIPPED,             /* ring: buffers passed over (rx-skip) */
     DBB_OGT_NUM
 };
 #define DBB_OGT_MAX_INDEX           DBB_OCTEP_MAX_VECTORS
@@ -183,6 +184,7 @@ struct DbbOctepState {
     uint32_t rx_offloads;       /* GET_INFO rx_ol_flags: 8-byte header */
     bool fw_ready;              /* firmware-ready VSEC byte reads 1 */
     bool rx_spread;             /* IP flows hashed over the rings */
+    uint32_t rx_skip;           /* buffers to pass over before a frame */
 
     uint64_t ring_regs[DBB_OCTEP_MAX_RINGS][DBB_RING_REGS / 8];
     uint64_t gregs[DBB_GLOBAL_SIZE / 8];

@@ -360,9 +360,8 @@ static void dbb_octep_fetch(DbbOctepState *s, int q, uint32_t need)
  * credit: octeon_ep acknowledges only when NAPI completes (a ring's worth
  * late under load) but returns each buffer's credit once it has read it.
  */
-static void dbb_octep_claim_slot(DbbOctepState *s, int q)
+static void dbb_octep_claim_slot(DbbOctepState *s, DbbOctepRing *r, int q)
 {
-    DbbOctepRing *r = &s->ring[q];
     uint64_t old = r->slot_seq[r->out_wr];
     bool returned = r->buf_written >= r->out_size &&
                     r->buf_written - r->out_size < r->buf_returned;
@@ -383,6 +382,23 @@ static void dbb_octep_claim_slot(DbbOctepState *s, int q)
         r->out_wr = 0;
         r->wr_round++;
     }
+}
+
+/* The rx-skip fault: fetched buffers passed over, nothing written. */
+static void dbb_octep_rx_pass_over(DbbOctepState *s, int q, uint32_t n)
+{
+    DbbOctepRing *r = &s->ring[q];
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        uint32_t slot = r->out_wr;
+
+        dbb_octep_claim_slot(s, r, q);
+        r->slot_seq[slot] = 0;          /* no frame there */
+    }
+    r->out_avail -= n;
+    s->rx_skip -= n;
+    dbb_octep_gt_add(s, DBB_OGT_RX_SKIPPED, q, n);
 }
 
 static void dbb_octep_rx_write(DbbOctepState *s, int q, const uint8_t *buf,
@@ -408,7 +424,7 @@ static void dbb_octep_rx_write(DbbOctepState *s, int q, const uint8_t *buf,
                                       "descriptor fetch", q)) {
             ok = false;
         }
-        dbb_octep_claim_slot(s, q);
+        dbb_octep_claim_slot(s, r, q);
         if (!ok) {
             continue;
         }
@@ -445,7 +461,7 @@ ssize_t dbb_octep_receive(NetClientState *nc, const uint8_t *buf,
 {
     DbbOctepState *s = qemu_get_nic_opaque(nc);
     uint32_t hdr = (s->mbox_proto == 2 && s->rx_offloads) ? 16 : 8;
-    uint32_t bsize, nbuf;
+    uint32_t bsize, nbuf, skip;
     DbbOctepRing *r;
     int q;
 
@@ -470,11 +486,13 @@ ssize_t dbb_octep_receive(NetClientState *nc, const uint8_t *buf,
         dbb_octep_gt_add(s, DBB_OGT_RX_REFUSED, q, 1);
         return size;
     }
-    dbb_octep_fetch(s, q, nbuf);
-    if (r->out_avail < nbuf) {
+    skip = MIN(s->rx_skip, r->out_size - nbuf);
+    dbb_octep_fetch(s, q, nbuf + skip);
+    if (r->out_avail < nbuf + skip) {
         dbb_octep_gt_add(s, DBB_OGT_RX_REFUSED, q, 1);
         return size;
     }
+    dbb_octep_rx_pass_over(s, q, skip);
     dbb_octep_rx_write(s, q, buf, size, nbuf, bsize, hdr);
     return size;
 }

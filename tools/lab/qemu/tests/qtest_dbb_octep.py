@@ -82,7 +82,7 @@ GT = ["in_dbell_writes", "in_dbell_noop_writes", "in_instr", "tx_frames",
       "rx_refused", "laps", "overwritten_unread", "irqs", "fw_requests",
       "heartbeats", "fw_notifications", "rx_off_drops", "guest_errors",
       "dma_errors", "outstanding_max", "reg_reads", "irq_reg_writes",
-      "other_reg_writes"]
+      "other_reg_writes", "rx_skipped"]
 
 # Guest RAM layout
 IQ_RING = 0x100000                  # 64-byte instructions
@@ -609,6 +609,30 @@ def t_rx_basic(d):
                k: gt[k][0] for k in ("fetches", "buffers_fetched",
                                      "rx_frames", "credit_granted",
                                      "credit_now")})
+
+
+def t_rx_skip(d):
+    """The rx-skip fault: 3 fetched buffers passed over unwritten, the
+    frame in buffer 3, counted once in OUT_CNTS; the knob spent."""
+    d.oq_setup(0, size=64, credit=1024 + 64)
+    for i in range(5):
+        d.q.mem_write(OQ_BUF + i * d.bsize, bytes(8))
+    d.gt_reset()
+    d.qom_set("rx-skip", 3)
+    f = rx_frame(100, 0x3C)
+    d.send_frames(1, f)
+    ln = [struct.unpack(">Q", d.oq_buf(i, 8))[0] for i in range(5)]
+    gt = d.truth()
+    left = d.q.qmp_cmd("qom-get", path="/machine/peripheral/nic0",
+                       property="rx-skip")
+    expect(ln == [0, 0, 0, len(f), 0] and d.oq_buf(3, 8 + len(f))[8:] == f,
+           "length words of buffers 0-4 %s (want 0 0 0 %d 0)" % (ln, len(f)))
+    expect(gt["rx_skipped"][0] == 3 and gt["rx_frames"][0] == 1 and
+           gt["rx_buffers"][0] == 1 and
+           d.rr(0, OUT_CNTS) & 0xFFFFFFFF == 1 and left == 0,
+           "rx_skipped %d rx_frames %d rx_buffers %d OUT_CNTS %d left %s"
+           % (gt["rx_skipped"][0], gt["rx_frames"][0], gt["rx_buffers"][0],
+              d.rr(0, OUT_CNTS) & 0xFFFFFFFF, left))
 
 
 def t_rx_credit_reads_back(d):
@@ -1549,6 +1573,8 @@ def run_main(tap, d):
              "levels, other writes; doorbells apart", t_reg_kinds),
             ("RX: big-endian length header, data, OUT_CNTS, one fetch of 16, "
              "vector 16", t_rx_basic),
+            ("RX: rx-skip passes over fetched buffers unwritten, counted "
+             "in rx_skipped, the frame after them", t_rx_skip),
             ("RX: OUT_SLIST_DBELL credit is additive and reads back",
              t_rx_credit_reads_back),
             ("RX: a frame longer than a buffer continues in the next",
