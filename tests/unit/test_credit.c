@@ -159,6 +159,44 @@ static void mismatch(void)
 	EXPECT(octf_credit_fallback_wmark(0x40) == 0x50);
 }
 
+/* Falling back again and again: each over-grant seen lowers the
+ * watermark by a fetch at least, never below the firmware's, down to the
+ * least; from the stock default that is at most 15 restarts even when
+ * every over-grant is seen early (the block one fetch past the ring).
+ */
+static void fallback_converges(void)
+{
+	static const u32 fw[] = { 16, 0x40, 0x50, 0xC0, 0x100, 0x400 };
+	unsigned int i;
+
+	EXPECT(octf_credit_next_wmark(0x400, 0x3E0) == 0x100);
+	EXPECT(octf_credit_next_wmark(0x400, 0x138) == 0x100);
+	EXPECT(octf_credit_next_wmark(0x100, 0x138) == 0xF0);
+	EXPECT(octf_credit_next_wmark(0x100, 0xB0) == 0xC0);
+	EXPECT(octf_credit_next_wmark(0x400, 0x35) == 0x40);
+	EXPECT(octf_credit_next_wmark(16, 0) == 16);
+	EXPECT(octf_credit_next_wmark(0x20, 0x100) == 16);
+	for (i = 0; i < sizeof(fw) / sizeof(fw[0]); i++) {
+		/* the stock default caps a fall-back (the safe side) */
+		u32 want = fw[i] > 0x100 ? 0x100 : fw[i];
+		u32 drv = OCTF_WMARK_MAX, steps = 0, next;
+
+		while (drv > fw[i]) {
+			/* seen early: the block still fetching */
+			next = octf_credit_next_wmark(drv, drv - 2 * OCTF_FETCH);
+			EXPECT(next < drv && next >= want &&
+			       next % OCTF_FETCH == 0);
+			if (next >= drv)
+				break;
+			drv = next;
+			steps++;
+		}
+		EXPECT(drv == want && steps <= 1 + 15);
+		/* seen late: the block stopped under the firmware's */
+		EXPECT(octf_credit_next_wmark(OCTF_WMARK_MAX, fw[i] - 1) == want);
+	}
+}
+
 /* Starved on purpose: nothing while the ceiling is under the watermark,
  * running again at the first pass after it is restored.
  */
@@ -200,6 +238,8 @@ int main(void)
 	tap_run("credit: ring fills exactly, no lap", fills_exactly);
 	tap_run("credit: upstream's grant stalls at 0x400", upstream_stalls);
 	tap_run("credit: watermark mismatch both ways", mismatch);
+	tap_run("credit: every over-grant seen lowers the watermark, a firmware far below reached in a few restarts",
+		fallback_converges);
 	tap_run("credit: starved ring comes back", starved_ring);
 	return tap_done();
 }

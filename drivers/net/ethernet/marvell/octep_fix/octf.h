@@ -84,7 +84,6 @@ enum octf_state {
 	OCTF_DOWN,		/* rings not running; no XDP transmit */
 	OCTF_FW_LOST,		/* heartbeat missing: port held down */
 	OCTF_FW_LINK_RETRY,	/* open could not reach the firmware */
-	OCTF_WMARK_WARNED,	/* said once that the watermark is wrong */
 	OCTF_RESTART,		/* rings to be restarted by the reset work */
 };
 
@@ -208,6 +207,12 @@ struct octf_oq_stats {
 };
 
 /* Output (RX) ring */
+/* An output ring.  Its invariant, kept on every path that moves an index
+ * (NAPI, resync, configure): the to_refill slots from refill_idx hold no
+ * page and read_idx == (refill_idx + to_refill) % count; every other slot
+ * holds a page posted to the block.  debugfs "credit" prints the indices
+ * and the pages posted so a test can check it.
+ */
 struct octf_oq {
 	struct octf_oq_desc *desc;
 	struct octf_rx_buf *bufs;

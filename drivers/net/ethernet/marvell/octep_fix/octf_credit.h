@@ -203,4 +203,30 @@ static inline u32 octf_credit_fallback_wmark(u32 dbell)
 	return (dbell / OCTF_FETCH) * OCTF_FETCH + OCTF_FETCH;
 }
 
+/**
+ * octf_credit_next_wmark - the watermark after an over-grant was seen
+ * @cur: the watermark the ring was granted for
+ * @dbell: the doorbell read back when the over-grant was seen
+ *
+ * octf_credit_fallback_wmark(@dbell) is a bound on the firmware's
+ * watermark, exact when the block had stopped fetching (a lapped ring
+ * seen after the fact), loose when it was still fetching: then at least
+ * one fetch below @cur, so that every over-grant seen lowers the
+ * watermark until the laps stop.  Below the firmware's only by the cap
+ * at the stock default (the safe side): a bound, not a guess.
+ *
+ * Return: the watermark to restart with; @cur when already at the least
+ * (a lap there is not the watermark's doing).
+ */
+static inline u32 octf_credit_next_wmark(u32 cur, u32 dbell)
+{
+	u32 next = octf_credit_fallback_wmark(dbell);
+
+	if (cur <= OCTF_WMARK_MIN)
+		return cur;
+	if (next > cur - OCTF_FETCH)
+		next = cur - OCTF_FETCH;
+	return next;
+}
+
 #endif /* _OCTF_CREDIT_H */

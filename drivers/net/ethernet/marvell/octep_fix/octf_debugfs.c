@@ -89,14 +89,20 @@ static int octf_dbg_credit_show(struct seq_file *s, void *unused)
 		   p->wmark_eff, !test_bit(OCTF_DOWN, &p->state));
 	for (i = 0; i < p->num_queues && !test_bit(OCTF_DOWN, &p->state); i++) {
 		struct octf_oq *oq = &p->qv[i]->oq;
+		unsigned int j, posted = 0;
 
-		seq_printf(s, "ring %u: size %u buffers %u ceiling %u outstanding %u owed %u credit_now %u in_device_max %u\n",
+		/* racy against a running pass: read it with the ring at rest */
+		for (j = 0; j < oq->count; j++)
+			posted += !!READ_ONCE(oq->bufs[j].page);
+		seq_printf(s, "ring %u: size %u buffers %u ceiling %u outstanding %u owed %u credit_now %u in_device_max %u read %u refill %u to_refill %u posted %u\n",
 			   i, oq->count, oq->nbufs,
 			   READ_ONCE(oq->credit.ceiling),
 			   READ_ONCE(oq->credit.outstanding),
 			   READ_ONCE(oq->credit.owed),
 			   READ_ONCE(oq->credit_now),
-			   READ_ONCE(oq->in_device_max));
+			   READ_ONCE(oq->in_device_max),
+			   READ_ONCE(oq->read_idx), READ_ONCE(oq->refill_idx),
+			   READ_ONCE(oq->to_refill), posted);
 	}
 	rtnl_unlock();
 	return 0;

@@ -219,7 +219,6 @@ int octf_reconfigure(struct octf_port *p, unsigned int queues, u32 iq_count,
 	p->oq_count = oq_count;
 	p->wmark = wmark;
 	p->wmark_eff = wmark;
-	clear_bit(OCTF_WMARK_WARNED, &p->state);
 	err = running ? octf_open(netdev) : 0;
 	if (!err) {
 		octf_qv_free(p, queues, old_q);

@@ -231,51 +231,37 @@ static u64 octf_oq_len(struct octf_oq *oq, u32 idx)
 	return be64_to_cpu(*(__be64 *)(page_address(b->page) + off));
 }
 
-/* The watchdog asked: step the read index over buffers never written. */
-static void octf_oq_resync(struct octf_oq *oq)
-{
-	u32 n = 0, idx = oq->read_idx;
-
-	oq->resync_req = false;
-	while (n < oq->count && !octf_oq_len(oq, idx)) {
-		idx = octf_oq_next(oq, idx);
-		n++;
-	}
-	u64_stats_update_begin(&oq->sync);
-	oq->st.resyncs++;
-	if (n == oq->count) {
-		/* No buffer behind the count at all: it is too high. */
-		writel(oq->pending, oq->cnts);
-		oq->pending = 0;
-	} else {
-		oq->st.skipped += n;
-		oq->read_idx = idx;
-	}
-	u64_stats_update_end(&oq->sync);
-	netdev_warn_once(oq->netdev, "output ring %u: the count ran ahead of the buffers; read index stepped over %u (is oq_wmark above the firmware's watermark?)\n",
-			 oq->qid, n);
-}
-
 /* The credit check the watchdog asked for: holds the block more buffers
  * than the ring has?  Only a grant over the firmware's watermark allows
- * it.  Said once; the port falls back to a safe watermark and its rings
- * are restarted (credit given cannot be taken back from a live ring).
+ * it.  Every time it is seen the port falls back to a lower watermark
+ * (octf_credit_next_wmark()) and its rings are restarted: credit given
+ * cannot be taken back from a live ring.  Only a ring granted for the
+ * current watermark decides; the others are about to restart.
  */
 static void octf_oq_check_credit(struct octf_oq *oq)
 {
 	struct octf_port *p = oq->port;
-	u32 c = readl(oq->dbell), in_dev;
+	u32 c = readl(oq->dbell), in_dev, next;
 
 	WRITE_ONCE(oq->credit_now, c);
 	in_dev = octf_credit_in_device(&oq->credit, c);
 	if (in_dev > oq->in_device_max)
 		WRITE_ONCE(oq->in_device_max, in_dev);
-	if (!octf_credit_overgranted(&oq->credit, c) ||
-	    test_and_set_bit(OCTF_WMARK_WARNED, &p->state))
+	if (!octf_credit_overgranted(&oq->credit, c))
 		return;
-	p->wmark_eff = octf_credit_fallback_wmark(c);
+	if (oq->credit.wmark != READ_ONCE(p->wmark_eff) ||
+	    test_bit(OCTF_RESTART, &p->state))
+		return;
+	next = octf_credit_next_wmark(oq->credit.wmark, c);
+	if (next == oq->credit.wmark) {
+		if (net_ratelimit())
+			netdev_err(oq->netdev, "output ring %u: the block holds %u buffers of a %u-buffer ring at the least watermark %#x: not a watermark mismatch; check the firmware\n",
+				   oq->qid, in_dev, oq->count, next);
+		return;
+	}
+	WRITE_ONCE(p->wmark_eff, next);
 	netdev_err(oq->netdev, "output ring %u: the block holds %u buffers of a %u-buffer ring (doorbell reads %u): oq_wmark %#x is above the firmware's watermark, which over-grants and laps the ring. Falling back to %#x and restarting the rings; set oq_wmark to the firmware's value\n",
-		   oq->qid, in_dev, oq->count, c, p->wmark, p->wmark_eff);
+		   oq->qid, in_dev, oq->count, c, oq->credit.wmark, next);
 	set_bit(OCTF_RESTART, &p->state);
 	schedule_work(&p->reset_work);
 }
@@ -307,6 +293,46 @@ static void octf_oq_recycle(struct octf_oq *oq, u32 idx, u32 n)
 		b->page = NULL;
 		idx = octf_oq_next(oq, idx);
 	}
+}
+
+/* The watchdog asked: step the read index over buffers the block passed
+ * without writing (a gap behind a written buffer).  The block will not
+ * come back to them before a lap, so they are taken like any other: their
+ * pages go back to the pool, the slots are refilled in order and their
+ * credit returned.  Stepping the read index alone would break the ring
+ * invariant (octf.h): refill would post over the pages still there and
+ * leave the slots behind the gap with descriptors of pages the stack owns.
+ *
+ * Return: buffers taken.
+ */
+static u32 octf_oq_resync(struct octf_oq *oq)
+{
+	u32 n = 0, idx = oq->read_idx;
+
+	oq->resync_req = false;
+	while (n < oq->count && !octf_oq_len(oq, idx)) {
+		idx = octf_oq_next(oq, idx);
+		n++;
+	}
+	u64_stats_update_begin(&oq->sync);
+	oq->st.resyncs++;
+	if (n == oq->count) {
+		/* No buffer behind the count at all: it is too high. */
+		writel(oq->pending, oq->cnts);
+		oq->pending = 0;
+		n = 0;
+	} else {
+		oq->st.skipped += n;
+	}
+	u64_stats_update_end(&oq->sync);
+	if (net_ratelimit())
+		netdev_warn(oq->netdev, "output ring %u: the count ran ahead of the buffers; read index stepped over %u (is oq_wmark above the firmware's watermark?)\n",
+			    oq->qid, n);
+	if (n) {
+		octf_oq_recycle(oq, oq->read_idx, n);
+		oq->read_idx = idx;
+	}
+	return n;
 }
 
 /* Refill what was taken, in ring order; return: buffers refilled. */
@@ -360,7 +386,7 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 	if (unlikely(ceiling != oq->credit.ceiling))
 		octf_credit_set_ceiling(&oq->credit, ceiling);
 	if (unlikely(oq->resync_req))
-		octf_oq_resync(oq);
+		taken += octf_oq_resync(oq);
 	if (unlikely(READ_ONCE(oq->check_req))) {
 		WRITE_ONCE(oq->check_req, false);
 		octf_oq_check_credit(oq);
@@ -455,8 +481,8 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 		}
 		if (skb) {
 			skb_record_rx_queue(skb, oq->qid);
+			bytes += skb->len;	/* the frame, before the pull */
 			skb->protocol = eth_type_trans(skb, oq->netdev);
-			bytes += skb->len;
 			/* A batch only for a pass of two frames or more. */
 			dbbatch_pass_deliver_more(batch, done + 1 < budget &&
 						  oq->pending);
@@ -489,7 +515,8 @@ next:
 		writel(give, oq->dbell);	/* orders the descriptors first */
 
 	u64_stats_update_begin(&oq->sync);
-	oq->st.packets += done - xdp_drop - xdp_tx - xdp_redir;
+	/* Every frame received, whatever XDP did with it (as igc_batch). */
+	oq->st.packets += done;
 	oq->st.bytes += bytes;
 	oq->st.dropped += dropped;
 	oq->st.oq_lapped += lapped;

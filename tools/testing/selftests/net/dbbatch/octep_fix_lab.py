@@ -25,6 +25,8 @@ Router boot, both ports at the stock watermark 0x100:
   otherwise, nothing read out of order; the page's test (numbered
   datagrams, three holds of 100 ms): no datagram behind a higher one,
   oq_lapped 0, no resync;
+  a gap the block passed over (the model's rx-skip): stepped over once,
+  the ring invariant kept, lossless after it;
   a ring starved on purpose (credit ceiling under the watermark) delivers
   nothing, and has credit again within 0.25 s of the ceiling restored;
   watermark 0x400 on the model and the driver: the same full-ring
@@ -32,7 +34,9 @@ Router boot, both ports at the stock watermark 0x100:
   mismatch, driver 0x100 on 0x400 firmware: only ring - 0x300 buffers
   used, nothing lost or reordered; driver 0x400 on 0x100 firmware: the
   block laps the ring, the driver says so once, falls back to 0x100 and
-  restarts its rings, after which a full ring does not lap;
+  restarts its rings, after which a full ring does not lap; the firmware
+  then reconfigured to 0x40 under it: it falls back again, to 0x40, and
+  then a full ring does not lap;
   never more held than the grant; BQL; link flap from the firmware;
   bad ring sizes refused, nothing changed; link settings from the
   firmware, and what it cannot do refused; ethtool -L (the port's totals
@@ -383,6 +387,60 @@ def quiesce_page_test(t, r):
                counts_text(row)))
 
 
+RESYNC_SKIP = 5             # buffers the model passes over (rx-skip)
+
+
+def ring_invariant(r, dev):
+    """Each running ring's indices from debugfs "credit", read at rest:
+    (ring, ok, line) with ok when read == (refill + to_refill) % size and
+    every slot but the to_refill ones holds a posted page."""
+    _, out = r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null"
+                     "\ncat %s/credit\n" % dbg(dev), check=False)
+    rings = []
+    for m in re.finditer(r"ring (\d+): size (\d+) .* read (\d+) refill "
+                         r"(\d+) to_refill (\d+) posted (\d+)", out):
+        q, size, rd, refill, todo, posted = map(int, m.groups())
+        rings.append((q, rd == (refill + todo) % size and
+                      posted + todo == size, m.group(0)))
+    return rings
+
+
+def resync_checks(t, r):
+    """The model passes over RESYNC_SKIP fetched buffers without writing
+    them (rx-skip) before the next frame: the driver finds a count and an
+    empty buffer, and after two watchdog ticks steps over the gap.  The
+    buffers stepped over are taken and refilled like any other: the ring
+    invariant holds (it once stepped the read index alone, which left the
+    refill re-posting over live pages and the slots behind the gap with
+    stale descriptors), and two more rounds of the ring go through it
+    lossless without another resync."""
+    e0, tr0 = r.ethtool_stats(), r.truth()
+    r.qom_set("nicA", "rx-skip", RESYNC_SKIP)
+    row = r.step(ON, "stack", LOW_RATE, LOW_COUNT, flows=1)
+    e1, tr1 = r.ethtool_stats(), r.truth()
+    row2 = r.step(ON, "stack", LOW_RATE, 2 * RING + 100, flows=1)
+    e2 = r.ethtool_stats()
+    rings = ring_invariant(r, r.ifa)
+    skipped = sum(tr1["A"]["rx_skipped"]) - sum(tr0["A"]["rx_skipped"])
+    d = {k: stat_delta(e0, e1, "A", k, "rx") for k in ("resyncs", "skipped")}
+    d2 = stat_delta(e1, e2, "A", "resyncs", "rx")
+    t.check("a gap of %d buffers the block passed over: the driver steps "
+            "over it once (rx resyncs +1, skipped +%d, the model's "
+            "rx_skipped), the step lossless and in order"
+            % (RESYNC_SKIP, RESYNC_SKIP),
+            skipped == RESYNC_SKIP and d["skipped"] == skipped and
+            d["resyncs"] == 1 and counts_agree(row),
+            "model rx_skipped +%d; driver %s; %s"
+            % (skipped, d, counts_text(row)))
+    t.check("after the resync: every ring keeps read == refill + to_refill "
+            "and every other slot posted; %d frames more (two rounds of "
+            "the ring) lossless, no further resync" % (2 * RING + 100),
+            rings and all(ok for _, ok, _ in rings) and d2 == 0 and
+            counts_agree(row2),
+            "resyncs +%d; %s\n%s" % (d2, counts_text(row2),
+                                     "\n".join(x for _, _, x in rings)))
+
+
 def starve_checks(t, r):
     """The credit ceiling lowered under the watermark: the block uses
     what it holds, then fetches no more; restored, credit flows again."""
@@ -449,8 +507,9 @@ def mismatch_high(t, r):
     e0 = r.ethtool_stats()
     f = full_ring(t, r, "driver 0x400 on 0x100 firmware", 0x100, 0x400)
     time.sleep(1)
-    _, msg = r.guest("carrier %s 1 30; dmesg | grep -c 'above the firmware' ; "
-                     "dmesg | grep 'above the firmware' | tail -n 1\n" % r.ifa,
+    _, msg = r.guest("carrier %s 1 30; dmesg | grep -c 'over-grants and laps'"
+                     "; dmesg | grep 'over-grants and laps' | tail -n 1\n"
+                     % r.ifa,
                      check=False)
     e1 = r.ethtool_stats()
     tr1 = r.truth()
@@ -476,6 +535,50 @@ def mismatch_high(t, r):
                "buffers in use and no more (no lap), nothing read out of "
                "order" % RING, g is not None and g["ok"] and laps == 0 and
                g["row"]["reordered"] == 0, g and g["text"])
+    set_wmark(r, r.ifa, 0x100)
+
+
+LOW_FW = 0x40               # the firmware's watermark, reconfigured
+LOW_HOLDS = 4               # held steps allowed to reach it
+
+
+def mismatch_again(t, r):
+    """Driver 0x400 on 0x100 firmware falls back to 0x100; then the
+    coprocessor's firmware is reconfigured to 0x40 under the running
+    port, and 0x100 over-grants in turn: the port falls back again (it
+    once fell back once per port, ever, and the ring went on lapping
+    with nothing said)."""
+    r.qom_set("nicA", "wmark", 0x100)
+    rc, out = set_wmark(r, r.ifa, 0x400)
+    e0 = r.ethtool_stats()
+    r.guest("dmesg -c >/dev/null\n")
+    effs = []
+    for fw_wmark, holds in ((0x100, 1), (LOW_FW, LOW_HOLDS)):
+        r.qom_set("nicA", "wmark", fw_wmark)
+        for _ in range(holds):
+            held_step(r, HOLD_MS, HOLD_RATE,
+                      HOLD_RATE * (HOLD_MS + 700) // 1000)
+            time.sleep(1)
+            r.guest("carrier %s 1 30\n" % r.ifa, check=False)
+            effs.append(r.ethtool_stats()["A"].get("oq_wmark_effective"))
+            if effs[-1] <= fw_wmark:
+                break
+    e1 = r.ethtool_stats()
+    _, msg = r.guest("dmesg | grep -c 'over-grants and laps'\n", check=False)
+    restarts = e1["A"].get("ring_restarts", 0) - e0["A"].get(
+        "ring_restarts", 0)
+    g = full_ring(t, r, "0x%x firmware" % LOW_FW, LOW_FW, LOW_FW)
+    t.check("driver 0x400 on 0x100 firmware falls back to 0x100; the "
+            "firmware reconfigured to 0x%x: the port falls back again, said "
+            "again, to 0x%x; then a full ring does not lap"
+            % (LOW_FW, LOW_FW),
+            rc == 0 and effs[0] == 0x100 and effs[-1] == LOW_FW and
+            restarts == int(msg.split()[0]) >= 2 and g is not None and
+            g["lapped"] == 0 and g["ok"],
+            "oq_wmark_effective after each hold %s; ring_restarts +%d; "
+            "messages %s; %s" % (effs, restarts, msg.split()[:1],
+                                 g and g["text"]))
+    r.qom_set("nicA", "wmark", 0x100)
     set_wmark(r, r.ifa, 0x100)
 
 
@@ -621,10 +724,32 @@ dmesg
 XDP_ACTIONS = ("drop", "tx", "pass")
 
 
+def rx_counts_check(t, r, what, tr0, tr1, e0, e1):
+    """ethtool -S rx*_packets and rx*_bytes of A against the frames and
+    bytes model A wrote to the host: every frame the ring received counts,
+    whatever XDP did with it, at its length on the wire less the FCS (the
+    rule igc_batch and upstream igc follow)."""
+    frames = sum(tr1["A"]["rx_frames"]) - sum(tr0["A"]["rx_frames"])
+    nbytes = sum(tr1["A"]["rx_bytes"]) - sum(tr0["A"]["rx_bytes"])
+    pk = stat_delta(e0, e1, "A", "packets", "rx")
+    by = stat_delta(e0, e1, "A", "bytes", "rx")
+    t.check("%s: A's rx*_packets and rx*_bytes are the model's frames and "
+            "bytes written to the host" % what,
+            frames > 0 and (pk, by) == (frames, nbytes),
+            "model %d frames %d bytes; ethtool -S %d packets %d bytes"
+            % (frames, nbytes, pk, by))
+
+
 def xdp_action_checks(t, r):
     """Native XDP_DROP, XDP_TX and XDP_PASS on port A (xdp-bench), the
     stack forwarding underneath: what the model saw A take in went
-    nowhere, back out of A, or through the stack out of B."""
+    nowhere, back out of A, or through the stack out of B.  Before them,
+    no program: the receive counters against the model's."""
+    e0, tr0 = r.ethtool_stats(), r.truth()
+    r.gen_background(LOW_RATE, 2000).wait()
+    time.sleep(1.5)
+    rx_counts_check(t, r, "no XDP program", tr0, r.truth(), e0,
+                    r.ethtool_stats())
     for act in XDP_ACTIONS:
         # The previous xdp-bench is gone (process and program) before the
         # next starts: libxdp refuses while its lock file is still held.
@@ -665,6 +790,7 @@ kill -0 $(cat /tmp/xdp-act.pid) && ip -d link show %s | grep -q 'prog/xdp' ||
                 "ethtool -S rx*_%s +%d\n%s" % (
                     rx, d["A", "tx_frames"], d["B", "tx_frames"], stat,
                     counted, out))
+        rx_counts_check(t, r, "XDP_%s" % act.upper(), tr0, tr1, e0, e1)
 
 
 def suspend_checks(t, r):
@@ -900,6 +1026,7 @@ def router_boot(t, short, a):
         r.mode_setup("stack")
         ring_checks(t, r, 0x100, "0x100")
         quiesce_page_test(t, r)
+        resync_checks(t, r)
         starve_checks(t, r)
         no_laps(t, r, "0x100, holds and starve")
         dma_checks(t, r, "0x100, holds and starve")
@@ -908,6 +1035,7 @@ def router_boot(t, short, a):
         wmark_0x400(t, r)
         mismatch_low(t, r)
         mismatch_high(t, r)
+        mismatch_again(t, r)
         dma_checks(t, r, "after the lap")
         ring_size_checks(t, r)
         link_settings_checks(t, r)
