@@ -124,14 +124,17 @@ def iperf(sec, key):
     return end.get("sum_received", {}).get("bytes")
 
 
-def loop_boot(t, short, a, cfg, **extra):
+def loop_boot(t, short, a, cfg, more=None, files=None, **extra):
     """Port A wired to port B, B in a network namespace, CFG's driver on
     both: ping, TCP and UDP both ways with iperf3, a jumbo ping; what one
-    port sent, the other received.  EXTRA: more router.options()."""
+    port sent, the other received.  MORE(t, r): a driver's own checks in
+    the same boot, before the final clean(); FILES: Router files=;
+    EXTRA: more router.options()."""
     out = labvm.run_dir(a.keep and os.path.join(a.keep, "loop"), short,
                         "dbb-octep-loop.")
     ra = router_opts(short, a, out, wire="loop", **extra)
-    r = router.Router(ra, [cfg], router.our_modules(ra, [cfg]))
+    r = router.Router(ra, [cfg], router.our_modules(ra, [cfg]),
+                      files=files and files(out))
     with router.booted(t, r, "loop boot"):
         r.load(cfg)
         tr0 = r.truth()
@@ -170,5 +173,7 @@ def loop_boot(t, short, a, cfg, **extra):
                 "(or counted as refused)", ok and rc == 0,
                 "rc %d; %s" % (rc, d))
         no_laps(t, r, "loop boot")
+        if more:
+            more(t, r)
         clean(t, r, "loop boot")
     return ra.out

@@ -85,6 +85,7 @@ enum octf_state {
 	OCTF_FW_LOST,		/* heartbeat missing: port held down */
 	OCTF_FW_LINK_RETRY,	/* open could not reach the firmware */
 	OCTF_RESTART,		/* rings to be restarted by the reset work */
+	OCTF_WAKE_QUEUES,	/* carrier came on: the watchdog wakes queues */
 };
 
 struct octf_port;
@@ -149,13 +150,13 @@ struct octf_iq_stats {
 	u64 linearized;		/* more fragments than a gather list takes */
 	u64 xdp_xmit;
 	u64 xdp_xmit_err;
+	u64 restarts;		/* queue woken after a stop (both wakers lock) */
 };
 
-/* Written by the cleaner */
+/* Written by the cleaner (NAPI), which does not take the xmit lock */
 struct octf_iq_clean_stats {
 	u64 packets;
 	u64 bytes;
-	u64 restarts;
 };
 
 /* Input (TX) ring */
@@ -198,12 +199,16 @@ struct octf_oq_stats {
 	u64 nobuf;		/* passes that found a count and no buffer */
 	u64 resyncs;		/* read index stepped over a gap */
 	u64 skipped;		/* buffers so stepped over */
-	u64 stalls;		/* watchdog: ring left unserviced 2 ticks */
 	u64 alloc_failed;
 	u64 dropped;		/* bad lengths, too many fragments */
 	u64 xdp_drop;
 	u64 xdp_tx;
 	u64 xdp_redirect;
+};
+
+/* Written by the watchdog, a second writer beside NAPI: its own sync */
+struct octf_oq_wd_stats {
+	u64 stalls;		/* ring left unserviced two ticks */
 };
 
 /* Output (RX) ring */
@@ -244,8 +249,10 @@ struct octf_oq {
 	struct device *dev;
 	struct xdp_rxq_info xdp_rxq;
 
-	struct u64_stats_sync sync;
+	struct u64_stats_sync sync;	/* NAPI, or NAPI disabled */
 	struct octf_oq_stats st;
+	struct u64_stats_sync wd_sync;	/* the watchdog, under RTNL */
+	struct octf_oq_wd_stats wd;
 
 	dma_addr_t desc_dma;
 };
@@ -422,6 +429,7 @@ void octf_iq_disable(struct octf_iq *iq);
 void octf_iq_drop_all(struct octf_iq *iq);
 netdev_tx_t octf_xmit(struct sk_buff *skb, struct net_device *netdev);
 bool octf_iq_clean(struct octf_iq *iq, int budget);
+void octf_iq_wake_all(struct octf_port *p);
 void octf_iq_unmap(struct octf_iq *iq, struct octf_tx_buf *b);
 void octf_iq_write(struct octf_iq *iq, u32 idx, struct octf_tx_buf *b,
 		   u32 total);

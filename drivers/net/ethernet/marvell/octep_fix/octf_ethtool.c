@@ -27,6 +27,7 @@ struct octf_stat {
 #define OCTF_IQ_STAT(n, f)	{ n, offsetof(struct octf_iq_stats, f) }
 #define OCTF_IQC_STAT(n, f)	{ n, offsetof(struct octf_iq_clean_stats, f) }
 #define OCTF_OQ_STAT(n, f)	{ n, offsetof(struct octf_oq_stats, f) }
+#define OCTF_OQW_STAT(n, f)	{ n, offsetof(struct octf_oq_wd_stats, f) }
 
 static const struct octf_stat octf_iq_stats[] = {
 	OCTF_IQ_STAT("in_dbell_writes", dbell_writes),
@@ -37,12 +38,12 @@ static const struct octf_stat octf_iq_stats[] = {
 	OCTF_IQ_STAT("dropped", dropped),
 	OCTF_IQ_STAT("xdp_xmit", xdp_xmit),
 	OCTF_IQ_STAT("xdp_xmit_err", xdp_xmit_err),
+	OCTF_IQ_STAT("restarts", restarts),
 };
 
 static const struct octf_stat octf_iqc_stats[] = {
 	OCTF_IQC_STAT("packets", packets),
 	OCTF_IQC_STAT("bytes", bytes),
-	OCTF_IQC_STAT("restarts", restarts),
 };
 
 static const struct octf_stat octf_oq_stats[] = {
@@ -54,12 +55,15 @@ static const struct octf_stat octf_oq_stats[] = {
 	OCTF_OQ_STAT("nobuf", nobuf),
 	OCTF_OQ_STAT("resyncs", resyncs),
 	OCTF_OQ_STAT("skipped", skipped),
-	OCTF_OQ_STAT("watchdog_stalls", stalls),
 	OCTF_OQ_STAT("alloc_failed", alloc_failed),
 	OCTF_OQ_STAT("dropped", dropped),
 	OCTF_OQ_STAT("xdp_drop", xdp_drop),
 	OCTF_OQ_STAT("xdp_tx", xdp_tx),
 	OCTF_OQ_STAT("xdp_redirect", xdp_redirect),
+};
+
+static const struct octf_stat octf_oq_wd_stats[] = {
+	OCTF_OQW_STAT("watchdog_stalls", stalls),
 };
 
 /* Gauges of each output ring's credit, read without stopping it */
@@ -84,7 +88,9 @@ static const char octf_port_stats[][ETH_GSTRING_LEN] = {
 
 #define OCTF_PER_QUEUE	(ARRAY_SIZE(octf_iq_stats) + \
 			 ARRAY_SIZE(octf_iqc_stats) + \
-			 ARRAY_SIZE(octf_oq_stats) + ARRAY_SIZE(octf_oq_gauges))
+			 ARRAY_SIZE(octf_oq_stats) + \
+			 ARRAY_SIZE(octf_oq_wd_stats) + \
+			 ARRAY_SIZE(octf_oq_gauges))
 
 static void octf_get_drvinfo(struct net_device *netdev,
 			     struct ethtool_drvinfo *info)
@@ -138,6 +144,9 @@ static void octf_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 			ethtool_sprintf(&data, "tx%u_%s", q, octf_iqc_stats[i].name);
 		for (i = 0; i < ARRAY_SIZE(octf_oq_stats); i++)
 			ethtool_sprintf(&data, "rx%u_%s", q, octf_oq_stats[i].name);
+		for (i = 0; i < ARRAY_SIZE(octf_oq_wd_stats); i++)
+			ethtool_sprintf(&data, "rx%u_%s", q,
+					octf_oq_wd_stats[i].name);
 		for (i = 0; i < ARRAY_SIZE(octf_oq_gauges); i++)
 			ethtool_sprintf(&data, "rx%u_%s", q, octf_oq_gauges[i]);
 	}
@@ -181,6 +190,9 @@ static void octf_get_ethtool_stats(struct net_device *netdev,
 				       &qv->iq.clean_sync);
 		data = octf_copy_stats(data, &qv->oq.st, octf_oq_stats,
 				       ARRAY_SIZE(octf_oq_stats), &qv->oq.sync);
+		data = octf_copy_stats(data, &qv->oq.wd, octf_oq_wd_stats,
+				       ARRAY_SIZE(octf_oq_wd_stats),
+				       &qv->oq.wd_sync);
 		*data++ = READ_ONCE(qv->oq.credit.owed);
 		*data++ = READ_ONCE(qv->oq.credit.outstanding);
 		*data++ = READ_ONCE(qv->oq.credit.ceiling);

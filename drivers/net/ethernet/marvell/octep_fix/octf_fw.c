@@ -218,7 +218,11 @@ static void octf_fw_carrier(struct octf_port *p, bool up)
 		if (!netif_carrier_ok(netdev)) {
 			netdev_info(netdev, "link up, %u Mb/s\n", p->link_speed);
 			netif_carrier_on(netdev);
-			netif_tx_wake_all_queues(netdev);
+			/* not here: a notification comes without RTNL, and
+			 * a wake racing octf_down() lets the stack transmit
+			 * into rings being freed
+			 */
+			set_bit(OCTF_WAKE_QUEUES, &p->state);
 		}
 	} else if (netif_carrier_ok(netdev)) {
 		netdev_info(netdev, "link down\n");

@@ -129,6 +129,7 @@ int octf_qv_alloc(struct octf_port *p, unsigned int from, unsigned int to)
 		qv->oq.netdev = p->netdev;
 		qv->oq.dev = &p->pdev->dev;
 		u64_stats_init(&qv->oq.sync);
+		u64_stats_init(&qv->oq.wd_sync);
 #ifdef OCTF_HAVE_NAPI_ADD_WEIGHT
 		netif_napi_add(p->netdev, &qv->napi, octf_napi_poll);
 #else

@@ -204,6 +204,11 @@ int octf_reconfigure(struct octf_port *p, unsigned int queues, u32 iq_count,
 	int err;
 
 	ASSERT_RTNL();
+	/* ethtool refuses a detached device itself; debugfs does not */
+	if (!netif_device_present(netdev)) {
+		netdev_err(netdev, "the device is detached (PCI error recovery or system sleep): settings unchanged; try again once it is back\n");
+		return -EBUSY;
+	}
 	if (queues > old_q) {
 		err = octf_qv_alloc(p, old_q, queues);
 		if (err) {
@@ -371,6 +376,9 @@ static void octf_watchdog(struct work_struct *work)
 	if (!rtnl_trylock())
 		goto out;
 	octf_fw_supervise(p);
+	if (test_and_clear_bit(OCTF_WAKE_QUEUES, &p->state) &&
+	    !test_bit(OCTF_DOWN, &p->state))
+		octf_iq_wake_all(p);
 	if (!test_bit(OCTF_DOWN, &p->state) && !READ_ONCE(p->test.quiesced)) {
 		local_bh_disable();
 		for (i = 0; i < p->num_queues; i++)
@@ -447,6 +455,8 @@ static int octf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_dma;
 	pci_set_master(pdev);
+	/* what a slot reset of PCI error recovery restores */
+	pci_save_state(pdev);
 
 	err = -ENOMEM;
 	netdev = alloc_etherdev_mq(sizeof(*p), OCTF_MAX_QUEUES);
@@ -620,29 +630,36 @@ static int octf_suspend(struct device *dev)
 	return 0;
 }
 
-static int octf_resume(struct device *dev)
+/* Bring a stopped port back (after system sleep or a PCI error): greet
+ * the firmware again (it may have restarted), reopen what was running,
+ * attach, restart the watchdog.
+ */
+static void octf_restart_port(struct octf_port *p, const char *what)
 {
-	struct octf_port *p = netdev_priv(dev_get_drvdata(dev));
 	struct net_device *netdev = p->netdev;
 	int err;
 
 	pci_set_master(p->pdev);
 	octf_wr64(p, OCTF_OEI_RINT_ENA_W1S, OCTF_OEI_MBOX | OCTF_OEI_HEARTBEAT);
 	rtnl_lock();
-	/* The firmware may have restarted with the power: greet it again. */
 	err = octf_mbox_init(p);
 	p->last_hb = jiffies;
 	clear_bit(OCTF_FW_LOST, &p->state);
 	if (err)
-		netdev_err(netdev, "the firmware's mailbox did not answer after resume (%d)\n",
-			   err);
+		netdev_err(netdev, "the firmware's mailbox did not answer after %s (%d)\n",
+			   what, err);
 	else if (netif_running(netdev))
 		err = octf_open(netdev);
 	if (err)
-		octf_close_failed(p, "resume", err);
+		octf_close_failed(p, what, err);
 	netif_device_attach(netdev);
 	rtnl_unlock();
 	schedule_delayed_work(&p->watchdog, msecs_to_jiffies(OCTF_WD_PERIOD_MS));
+}
+
+static int octf_resume(struct device *dev)
+{
+	octf_restart_port(netdev_priv(dev_get_drvdata(dev)), "resume");
 	return 0;
 }
 
@@ -658,6 +675,51 @@ static void octf_shutdown(struct pci_dev *pdev)
 	netdev_dbg(p->netdev, "shut down: DMA stopped\n");
 }
 
+/* PCI error recovery (AER): stop the port without trusting the device
+ * (no mailbox request: the firmware is out of reach until the reset),
+ * let the PCI core reset the slot, then greet the firmware and reopen.
+ */
+static pci_ers_result_t octf_io_error_detected(struct pci_dev *pdev,
+					       pci_channel_state_t state)
+{
+	struct octf_port *p = netdev_priv(pci_get_drvdata(pdev));
+
+	netdev_err(p->netdev, "PCI error (channel state %d): stopping the port for recovery\n",
+		   state);
+	set_bit(OCTF_FW_LOST, &p->state);
+	octf_stop_port(p);
+	if (state == pci_channel_io_perm_failure)
+		return PCI_ERS_RESULT_DISCONNECT;
+	pci_disable_device(pdev);
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t octf_io_slot_reset(struct pci_dev *pdev)
+{
+	if (pci_enable_device_mem(pdev)) {
+		dev_err(&pdev->dev, "cannot enable the device after a slot reset; it stays off: reload octep_fix or replace the card\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	pci_set_master(pdev);
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void octf_io_resume(struct pci_dev *pdev)
+{
+	struct octf_port *p = netdev_priv(pci_get_drvdata(pdev));
+
+	octf_restart_port(p, "a PCI error");
+	netdev_info(p->netdev, "recovered from a PCI error\n");
+}
+
+static const struct pci_error_handlers octf_err_handlers = {
+	.error_detected	= octf_io_error_detected,
+	.slot_reset	= octf_io_slot_reset,
+	.resume		= octf_io_resume,
+};
+
 static struct pci_driver octf_driver = {
 	.name		= OCTF_DRV_NAME,
 	.id_table	= octf_pci_tbl,
@@ -665,6 +727,7 @@ static struct pci_driver octf_driver = {
 	.remove		= octf_remove,
 	.shutdown	= octf_shutdown,
 	.driver.pm	= pm_sleep_ptr(&octf_pm_ops),
+	.err_handler	= &octf_err_handlers,
 };
 
 static int __init octf_init_module(void)

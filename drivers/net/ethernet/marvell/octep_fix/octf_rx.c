@@ -551,9 +551,9 @@ void octf_oq_watch(struct octf_oq *oq)
 
 	if (!visited && readl(oq->cnts)) {
 		if (++oq->unvisited_ticks >= 2) {
-			u64_stats_update_begin(&oq->sync);
-			oq->st.stalls++;
-			u64_stats_update_end(&oq->sync);
+			u64_stats_update_begin(&oq->wd_sync);
+			oq->wd.stalls++;
+			u64_stats_update_end(&oq->wd_sync);
 			oq->unvisited_ticks = 0;
 			kick = true;
 		}

@@ -141,9 +141,9 @@ void octf_iq_drop_all(struct octf_iq *iq)
 
 static void octf_iq_count_restart(struct octf_iq *iq)
 {
-	u64_stats_update_begin(&iq->clean_sync);
-	iq->cs.restarts++;
-	u64_stats_update_end(&iq->clean_sync);
+	u64_stats_update_begin(&iq->sync);
+	iq->st.restarts++;
+	u64_stats_update_end(&iq->sync);
 }
 
 /* Stop the queue when the next packet might not fit. */
@@ -288,6 +288,26 @@ static void octf_iq_wake(struct octf_iq *iq, bool netpoll)
 		octf_iq_count_restart(iq);
 	}
 	__netif_tx_unlock(txq);
+}
+
+/**
+ * octf_iq_wake_all - wake the queues that filled while the carrier was off
+ * @p: the port, RTNL held (the queue vectors cannot go), from the watchdog
+ *
+ * The cleaner wakes a full queue only with the carrier on; one that has
+ * nothing left to complete would otherwise wait for the transmit timeout.
+ * Each wake is under its queue's lock, where octf_down() cannot be half
+ * way (it sets OCTF_DOWN before it takes the locks to stop the queues).
+ */
+void octf_iq_wake_all(struct octf_port *p)
+{
+	unsigned int i;
+
+	ASSERT_RTNL();
+	local_bh_disable();
+	for (i = 0; i < p->num_queues; i++)
+		octf_iq_wake(&p->qv[i]->iq, false);
+	local_bh_enable();
 }
 
 /**

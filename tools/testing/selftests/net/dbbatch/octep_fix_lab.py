@@ -48,7 +48,11 @@ Router boot, both ports at the stock watermark 0x100:
   a message; nic-switch.sh moves port A to octeon_ep and back; rmmod
   under traffic.
 Loop boot (A wired to B, B in a netns): ping, TCP and UDP both ways
-  (iperf3), a jumbo ping at MTU 9000 through the firmware.
+  (iperf3), a jumbo ping at MTU 9000 through the firmware; A behind a
+  PCIe root port: PCI error recovery (AER), ping after; then a fatal
+  error, after which A stays detached, with XDP attached and detached on
+  A over and over (attaches that meet the detached port refused with a
+  message, a debugfs watermark too, no oops).
 Mixed boots: an igc_batch port (dbb-igc) and an octep_fix port, each way:
   stack and XDP_REDIRECT forwarding, and batching across the two drivers
   (the receive pass of one holds the other's doorbell); .shutdown at
@@ -64,6 +68,7 @@ import threading
 import time
 
 from lablib import labvm, router, rows  # noqa: E402
+import pcierr  # noqa: E402
 from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, clean,  # noqa: E402
                    counts_agree, counts_text, fw, loop_boot, no_laps,
                    offered, router_opts)
@@ -910,6 +915,65 @@ def dma_checks(t, r, what):
             not any(errs.values()), "dma_errors per port %s" % errs)
 
 
+# ---- the loop boot's own checks ---------------------------------------------
+
+def pci_error_checks(t, r):
+    """A behind a root port (B is in the peer namespace).  A non-fatal
+    uncorrectable error (AER POISON_TLP) runs octep_fix's error_detected,
+    slot_reset and resume, and A pings B again.  Then a fatal one
+    (MALF_TLP: the core resets the link) while XDP_PASS is attached and
+    detached on A over and over: this lab's root port does not report
+    the link back after the reset, so the core gives up and A stays
+    detached, as a card that failed would; every attach that meets the
+    detached port is refused with a message, and so is a watermark
+    through debugfs; nothing oopses.  Last in the boot: A stays so."""
+    bound, aer = pcierr.aer_bound(r)
+    if not bound:
+        t.check("PCI error recovery (AER injection on A)", True, aer,
+                skip="the guest's AER service does not bind the root port")
+        return
+    pcierr.enable_serr(r, "A")
+    # back from the jumbo ping: XDP takes frames of one buffer
+    r.guest("ip link set %s mtu 1500; ip -n peer link set %s mtu 1500; "
+            "carrier %s 1 30\n" % (r.ifa, r.ifb, r.ifa), check=False)
+    rec, seen, ev = pcierr.inject(r, "A")
+    rc, o2 = r.guest("""
+carrier %s 1 30 || echo @@NOCARRIER
+ping -c 3 -W 2 -q 10.9.0.2 >/dev/null 2>&1 || echo @@NOPING
+""" % r.ifa, check=False)
+    t.check("PCI error recovery (AER POISON_TLP on A): error_detected, "
+            "slot_reset, resume (\"recovered from a PCI error\"), carrier "
+            "back, ping across after",
+            rec == 1 and "@@NOCARRIER" not in o2 and "@@NOPING" not in o2,
+            "%s\n%s" % (ev, o2),
+            skip=None if seen or rec else "QEMU accepted the injection but "
+            "no AER message reached the guest's AER driver")
+
+    pcierr.xdp_loop_start(r, r.ifa, 8)
+    time.sleep(1.5)
+    rec, seen, ev = pcierr.inject(r, "A", "MALF_TLP")
+    res, out = pcierr.xdp_loop_result(r)
+    _, o3 = r.guest("""
+mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+echo 0x100 >%s/oq_wmark 2>/dev/null && echo "@@WMARK taken"
+dmesg | grep -E 'octep_fix.*(detached|PCI error)|recovery failed' | tail -n 4
+echo "@@OOPS $(dmesg | grep -cE 'BUG|Oops|WARNING' || true)"
+""" % dbg(r.ifa), check=False)
+    failed = "device recovery failed" in ev
+    t.check("a fatal PCI error (AER MALF_TLP) with XDP_PASS attached and "
+            "detached on A over and over: while A is detached every attach "
+            "is refused with a message (EBUSY, \"the device is "
+            "detached\"), the rest succeed, and a debugfs oq_wmark is "
+            "refused too; no oops",
+            res is not None and res["ok"] > 0 and res["busy"] > 0 and
+            res["other"] == 0 and (failed or rec == 1) and
+            "@@WMARK taken" not in o3 and "@@OOPS 0" in o3 and
+            (not failed or "settings unchanged" in o3),
+            "xdp swaps %s; recovery %s\n%s\n%s\n%s" % (
+                res, "failed" if failed else "recovered %d" % rec,
+                out[-600:], ev, o3))
+
+
 # ---- port A re-probed: an older firmware, the other driver ----------------
 
 DRV = """
@@ -1144,8 +1208,11 @@ def main():
         if "router" in only:
             dirs.append(t.boot(lambda: router_boot(t, short, a)))
         if "loop" in only:
-            dirs.append(t.boot(lambda: loop_boot(t, short, a, ON,
-                                                 modules=a.mods[short])))
+            dirs.append(t.boot(lambda: loop_boot(
+                t, short, a, ON, more=pci_error_checks,
+                files=lambda out: {pcierr.XDP_PASS_GUEST:
+                                   pcierr.xdp_pass_object(out)},
+                root_port=["A"], modules=a.mods[short])))
         if "mixed" in only:
             dirs.append(t.boot(lambda: mixed_boot(t, short, a, False)))
             dirs.append(t.boot(lambda: mixed_boot(t, short, a, True)))
