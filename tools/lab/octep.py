@@ -72,11 +72,12 @@ def no_laps(t, r, what, ports="AB"):
     write into pages the driver may have freed, so the model's counters
     are asserted instead."""
     tr = r.truth()
-    laps = {p: (sum(tr[p]["laps"]), sum(tr[p]["overwritten_unread"]))
-            for p in ports}
-    t.check("%s: no lap of a ring, no frame overwritten unread" % what,
-            all(v == (0, 0) for v in laps.values()),
-            "(laps, overwritten unread) per port %s" % laps)
+    laps = {p: (sum(tr[p]["laps"]), sum(tr[p]["overwritten_unread"]),
+                sum(tr[p]["desc_changed"])) for p in ports}
+    t.check("%s: no lap of a ring, no frame overwritten unread, no "
+            "descriptor rewritten under the block" % what,
+            all(v == (0, 0, 0) for v in laps.values()),
+            "(laps, overwritten unread, desc_changed) per port %s" % laps)
 
 
 def clean(t, r, what):

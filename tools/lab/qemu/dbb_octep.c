@@ -71,6 +71,7 @@ static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
     [DBB_OGT_IRQ_REG_WRITES] = "irq_reg_writes",
     [DBB_OGT_OTHER_REG_WRITES] = "other_reg_writes",
     [DBB_OGT_RX_SKIPPED] = "rx_skipped",
+    [DBB_OGT_DESC_CHANGED] = "desc_changed",
 };
 
 static unsigned dbb_ogt_width(void *opaque, unsigned id)
@@ -599,6 +600,33 @@ static void dbb_octep_set_fw_heartbeat(Object *obj, bool on, Error **errp)
     dbb_octep_fw_set_heartbeat(DBB_OCTEP(obj), on);
 }
 
+/*
+ * The coprocessor restarts its firmware under a running host: the SDP
+ * rings are reinitialised (disabled, no credit, no count) and the
+ * mailbox is back to its first READY, waiting for a host to greet it;
+ * until one does, no heartbeat.  PCI config and MSI-X are the host's and
+ * stay.  Writing true does it once; it reads back false.
+ */
+static bool dbb_octep_get_fw_restart(Object *obj, Error **errp)
+{
+    return false;
+}
+
+static void dbb_octep_set_fw_restart(Object *obj, bool on, Error **errp)
+{
+    DbbOctepState *s = DBB_OCTEP(obj);
+    int q;
+
+    if (!on) {
+        return;
+    }
+    memset(s->ring_regs, 0, sizeof(s->ring_regs));
+    for (q = 0; q < DBB_OCTEP_MAX_RINGS; q++) {
+        dbb_octep_ring_reset(s, q);
+    }
+    dbb_octep_fw_reset(s);
+}
+
 static const VMStateDescription dbb_octep_vmstate = {
     .name = "dbb-octep",
     .unmigratable = 1,
@@ -652,6 +680,12 @@ static void dbb_octep_class_init(ObjectClass *klass, void *data)
                                    dbb_octep_set_fw_heartbeat);
     object_class_property_set_description(klass, "fw-heartbeat",
         "The firmware pulses OEI_RINT bit 1 (v2 hosts; default on)");
+    object_class_property_add_bool(klass, "fw-restart",
+                                   dbb_octep_get_fw_restart,
+                                   dbb_octep_set_fw_restart);
+    object_class_property_set_description(klass, "fw-restart",
+        "Write true: the firmware restarts (rings reinitialised, the "
+        "mailbox waiting for the host's greeting, no heartbeat until then)");
     object_class_property_add_bool(klass, "fw-ready",
                                    dbb_octep_get_fw_ready,
                                    dbb_octep_set_fw_ready);

@@ -90,6 +90,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(DbbOctepState, DBB_OCTEP)
 #define DBB_OCTEP_MAX_RING          65536
 #define DBB_OCTEP_MAX_FRAME         (64 * KiB)
 #define DBB_OCTEP_MAX_GATHER        256         /* pointers per instruction */
+#define DBB_OQ_NO_ADDR              UINT64_MAX  /* descriptor read failed */
 
 /*
  * Ground truth: what the device saw, counted by the model.  Ids are ABI
@@ -126,6 +127,7 @@ enum {
     DBB_OGT_IRQ_REG_WRITES,         /* 0: ring count acks, int levels */
     DBB_OGT_OTHER_REG_WRITES,       /* 0: other BAR0 writes, no doorbell */
     DBB_OGT_RX_SKIPPED,             /* ring: buffers passed over (rx-skip) */
+    DBB_OGT_DESC_CHANGED,           /* ring: descriptor rewritten after fetch */
     DBB_OGT_NUM
 };
 #define DBB_OGT_MAX_INDEX           DBB_OCTEP_MAX_VECTORS
@@ -151,6 +153,9 @@ typedef struct DbbOctepRing {
     bool out_irq_armed;
     QEMUTimer *out_timer;       /* INT_LEVELS time threshold */
     uint64_t *slot_seq;         /* per buffer: packet number, 0 = none */
+    uint64_t *slot_addr;        /* per buffer: address read at its fetch */
+    uint32_t out_fetch;         /* next descriptor a fetch reads */
+    bool desc_warned;           /* said once since the ring started */
     uint64_t seq_written;       /* packets written since the ring started */
     uint64_t seq_acked;         /* of those, acknowledged via OUT_CNTS */
     uint64_t buf_written;       /* buffers written since the ring started */

@@ -21,6 +21,7 @@
 #include "qemu/osdep.h"
 #include "qemu/units.h"
 #include "qemu/bswap.h"
+#include "qemu/log.h"
 #include "net/net.h"
 #include "hw/pci/pci.h"
 #include "sysemu/dma.h"
@@ -85,14 +86,21 @@ static void dbb_octep_out_start(DbbOctepState *s, int q)
     uint64_t size = *dbb_octep_rreg(s, q, R_OUT_SLIST_RSIZE) & 0xFFFFFFFF;
 
     g_free(r->slot_seq);
+    g_free(r->slot_addr);
     r->slot_seq = NULL;
+    r->slot_addr = NULL;
     r->out_size = 0;
-    if (size && size <= DBB_OCTEP_MAX_RING) {
+    /* whole fetches only; a ring the guest got wrong takes no frame */
+    if (size && size <= DBB_OCTEP_MAX_RING && !(size % DBB_OQ_FETCH) &&
+        !(*dbb_octep_rreg(s, q, R_OUT_SLIST_BADDR) % DBB_OQ_DESC_SIZE)) {
         r->slot_seq = g_new0(uint64_t, size);
+        r->slot_addr = g_new(uint64_t, size);
         r->out_size = size;
     }
     r->out_avail = 0;
     r->out_wr = 0;
+    r->out_fetch = 0;
+    r->desc_warned = false;
     s->gt[DBB_OGT_OUTSTANDING_MAX][q] = r->out_credit;
     r->seq_written = 0;
     r->seq_acked = 0;
@@ -124,7 +132,9 @@ void dbb_octep_ring_reset(DbbOctepState *s, int q)
 void dbb_octep_ring_cleanup(DbbOctepState *s, int q)
 {
     g_free(s->ring[q].slot_seq);
+    g_free(s->ring[q].slot_addr);
     s->ring[q].slot_seq = NULL;
+    s->ring[q].slot_addr = NULL;
 }
 
 /* ---- input ring ---------------------------------------------------------- */
@@ -339,13 +349,31 @@ static int dbb_octep_rx_ring(DbbOctepState *s, const uint8_t *buf,
     return enabled[hash % n];
 }
 
-/* Fetch buffers, 16 at a time, while the credit is at the watermark. */
+/*
+ * Fetch buffers, 16 at a time, while the credit is at the watermark: the
+ * block reads their descriptors now and writes to those addresses later,
+ * whatever the host puts in the descriptors meanwhile.
+ */
 static void dbb_octep_fetch(DbbOctepState *s, int q, uint32_t need)
 {
     DbbOctepRing *r = &s->ring[q];
+    uint64_t base = *dbb_octep_rreg(s, q, R_OUT_SLIST_BADDR);
+    uint8_t desc[DBB_OQ_DESC_SIZE];
+    uint32_t i;
 
     while (r->out_avail < need && r->out_credit >= s->wmark &&
            r->out_credit >= DBB_OQ_FETCH) {
+        for (i = 0; i < DBB_OQ_FETCH; i++) {
+            bool ok = dbb_truth_dma_read(&s->truth, base +
+                                         (uint64_t)r->out_fetch *
+                                         DBB_OQ_DESC_SIZE, desc, sizeof(desc),
+                                         "descriptor fetch", q);
+
+            r->slot_addr[r->out_fetch] = ok ? ldq_le_p(desc) : DBB_OQ_NO_ADDR;
+            if (++r->out_fetch == r->out_size) {
+                r->out_fetch = 0;
+            }
+        }
         r->out_credit -= DBB_OQ_FETCH;
         r->out_avail += DBB_OQ_FETCH;
         dbb_octep_gt_add(s, DBB_OGT_FETCHES, q, 1);
@@ -417,18 +445,33 @@ static void dbb_octep_rx_write(DbbOctepState *s, int q, const uint8_t *buf,
     s->busy = true;
     for (i = 0; i < nbuf; i++) {
         uint32_t chunk = MIN(bsize, total - done);
-        uint64_t addr;
+        uint64_t addr = r->slot_addr[r->out_wr];
 
-        if (ok && !dbb_truth_dma_read(&s->truth, base + (uint64_t)r->out_wr *
-                                      DBB_OQ_DESC_SIZE, desc, sizeof(desc),
-                                      "descriptor fetch", q)) {
-            ok = false;
+        /*
+         * A descriptor that no longer holds what was fetched: the host
+         * reused a buffer the block holds (an over-grant's lap does
+         * this).  The write goes where the fetch said, as on silicon.
+         */
+        if (addr != DBB_OQ_NO_ADDR &&
+            dbb_truth_dma_read(&s->truth, base + (uint64_t)r->out_wr *
+                               DBB_OQ_DESC_SIZE, desc, sizeof(desc),
+                               "descriptor check", q) &&
+            ldq_le_p(desc) != addr) {
+            dbb_octep_gt_add(s, DBB_OGT_DESC_CHANGED, q, 1);
+            if (!r->desc_warned) {
+                r->desc_warned = true;
+                qemu_log_mask(LOG_GUEST_ERROR, "dbb-octep: ring %d: buffer "
+                              "%u: descriptor rewritten after the block "
+                              "fetched it (0x%" PRIx64 " then 0x%" PRIx64
+                              "); counted in desc_changed\n", q, r->out_wr,
+                              addr, ldq_le_p(desc));
+            }
         }
         dbb_octep_claim_slot(s, r, q);
-        if (!ok) {
+        if (!ok || addr == DBB_OQ_NO_ADDR) {
+            ok = false;
             continue;
         }
-        addr = ldq_le_p(desc);
         if (done < hdr) {
             /* The first buffer holds the header (bsize >= hdr). */
             ok = dbb_truth_dma_write(&s->truth, addr, head, hdr,
@@ -629,6 +672,13 @@ void dbb_octep_ring_write(DbbOctepState *s, int q, hwaddr off,
     if (!reg) {
         return;
     }
+    if ((off == R_OUT_SLIST_BADDR || off == R_OUT_SLIST_RSIZE) &&
+        (*dbb_octep_rreg(s, q, R_OUT_ENABLE) & 1)) {
+        dbb_octep_guest_error(s, "ring %d: OUT_SLIST_%s written while the "
+                              "ring is enabled: ignored", q,
+                              off == R_OUT_SLIST_BADDR ? "BADDR" : "RSIZE");
+        return;
+    }
     *reg = (old & ~mask) | (val & mask);
     switch (off) {
     case R_IN_INSTR_BADDR:
@@ -656,9 +706,18 @@ void dbb_octep_ring_write(DbbOctepState *s, int q, hwaddr off,
          */
         dbb_octep_out_start(s, q);
         if (off == R_OUT_SLIST_RSIZE &&
-            (*reg == 0 || *reg > DBB_OCTEP_MAX_RING)) {
+            (*reg == 0 || *reg > DBB_OCTEP_MAX_RING ||
+             *reg % DBB_OQ_FETCH)) {
             dbb_octep_guest_error(s, "ring %d: OUT_SLIST_RSIZE %" PRIu64
-                                  " (1 to %d)", q, *reg, DBB_OCTEP_MAX_RING);
+                                  ": a multiple of %d from %d to %d; the "
+                                  "ring takes no frame", q, *reg,
+                                  DBB_OQ_FETCH, DBB_OQ_FETCH,
+                                  DBB_OCTEP_MAX_RING);
+        }
+        if (off == R_OUT_SLIST_BADDR && *reg % DBB_OQ_DESC_SIZE) {
+            dbb_octep_guest_error(s, "ring %d: OUT_SLIST_BADDR 0x%" PRIx64
+                                  " not %d-byte aligned; the ring takes no "
+                                  "frame", q, *reg, DBB_OQ_DESC_SIZE);
         }
         break;
     case R_OUT_ENABLE:

@@ -82,7 +82,7 @@ GT = ["in_dbell_writes", "in_dbell_noop_writes", "in_instr", "tx_frames",
       "rx_refused", "laps", "overwritten_unread", "irqs", "fw_requests",
       "heartbeats", "fw_notifications", "rx_off_drops", "guest_errors",
       "dma_errors", "outstanding_max", "reg_reads", "irq_reg_writes",
-      "other_reg_writes", "rx_skipped"]
+      "other_reg_writes", "rx_skipped", "desc_changed"]
 
 # Guest RAM layout
 IQ_RING = 0x100000                  # 64-byte instructions
@@ -720,6 +720,58 @@ def t_rx_refused(d):
     d.wr(2, OUT_ENABLE, 0)
 
 
+def t_rx_ring_rules(d):
+    """OUT_SLIST_RSIZE not a multiple of 16: a guest error, the ring takes
+    no frame (each refused); BADDR or RSIZE written while the ring is
+    enabled: a guest error, ignored (the ring runs on as it was)."""
+    d.gt_reset()
+    d.oq_setup(0, size=1000, credit=2000)
+    gt = d.truth()
+    expect(gt["guest_errors"][0] == 1, "RSIZE 1000: guest_errors %d"
+           % gt["guest_errors"][0])
+    d.send_frames(3)
+    gt = d.truth()
+    expect(gt["rx_refused"][0] == 3 and gt["rx_frames"][0] == 0,
+           "RSIZE 1000: refused %d frames %d (want 3, 0)"
+           % (gt["rx_refused"][0], gt["rx_frames"][0]))
+    d.oq_setup(0, size=64, credit=1024 + 64)
+    d.gt_reset()
+    d.wr(0, OUT_RSIZE, 128)
+    d.wr(0, OUT_BADDR, OQ_RING + 0x1000)
+    d.send_frames(2)
+    gt = d.truth()
+    expect(gt["guest_errors"][0] == 2 and d.rr(0, OUT_RSIZE) == 64 and
+           d.rr(0, OUT_BADDR) == OQ_RING and gt["rx_frames"][0] == 2,
+           "writes on an enabled ring: guest_errors %d RSIZE %d BADDR %#x "
+           "frames %d (want 2, 64, %#x, 2)" % (
+               gt["guest_errors"][0], d.rr(0, OUT_RSIZE),
+               d.rr(0, OUT_BADDR), gt["rx_frames"][0], OQ_RING))
+    d.wr(0, OUT_ENABLE, 0)
+
+
+def t_rx_desc_at_fetch(d):
+    """The block reads 16 descriptors when it fetches and writes to those
+    addresses: a descriptor the host rewrites afterwards (slot 1, a
+    buffer the block holds) does not redirect the frame, and the rewrite
+    is counted in desc_changed."""
+    d.oq_setup(0, size=64, credit=1024 + 64)
+    d.gt_reset()
+    d.send_frames(1)
+    other = OQ_BUF + 63 * d.bsize
+    d.q.mem_write(other, bytes(8))
+    d.q.mem_write(OQ_RING + 16, struct.pack("<QQ", other, 0))
+    f = rx_frame(100, 0x7E)
+    d.send_frames(1, f)
+    gt = d.truth()
+    got = d.oq_buf(1, 8 + len(f))[8:]
+    expect(gt["fetches"][0] == 1 and got == f and gt["desc_changed"][0] == 1
+           and struct.unpack(">Q", d.q.mem_read(other, 8))[0] == 0,
+           "fetches %d, frame in the fetched buffer %s, desc_changed %d "
+           "(want 1, True, 1, the new address untouched)"
+           % (gt["fetches"][0], got == f, gt["desc_changed"][0]))
+    d.wr(0, OUT_ENABLE, 0)
+
+
 def udp_frame(sport, dport=9):
     return eth(MAC, PEER_MAC, 0x0800,
                ipv4(b"\x0a\0\0\x02", b"\x0a\0\0\x01", 17,
@@ -1138,6 +1190,30 @@ def t_mbox_v2_heartbeat(d):
     d.q.clock_step(2 * 10 ** 9)
     expect(d.truth()["heartbeats"][0] == base, "heartbeat did not stop")
     d.qom_set("fw-heartbeat", True)
+
+
+def t_fw_restart(d):
+    """fw-restart: the rings reinitialised (disabled, no credit, no count),
+    the mailbox back to its first READY (the host's status wiped), no
+    heartbeat until the host greets it again; then heartbeats again."""
+    m = v2_host(d)
+    d.oq_setup(0, size=64, credit=1024 + 64)
+    d.send_frames(1)
+    d.qom_set("fw-restart", True)
+    expect(d.rr(0, OUT_ENABLE) & 1 == 0 and d.rr(0, OUT_DBELL) == 0 and
+           d.rr(0, OUT_CNTS) & 0xFFFFFFFF == 0 and d.rr(0, OUT_RSIZE) == 0,
+           "ring 0 after the restart: enable %d credit %d count %d rsize %d"
+           % (d.rr(0, OUT_ENABLE), d.rr(0, OUT_DBELL),
+              d.rr(0, OUT_CNTS) & 0xFFFFFFFF, d.rr(0, OUT_RSIZE)))
+    expect(m.rd(MB_FW_STATUS) == 2 and m.rd(MB_HOST_STATUS) == 0,
+           "mailbox: fw_status %d host_status %d (want 2, 0)"
+           % (m.rd(MB_FW_STATUS), m.rd(MB_HOST_STATUS)))
+    base = d.truth()["heartbeats"][0]
+    d.q.clock_step(2 * 10 ** 9)
+    expect(d.truth()["heartbeats"][0] == base, "heartbeat before greeting")
+    v2_host(d)
+    d.q.clock_step(2 * 10 ** 9)
+    expect(d.truth()["heartbeats"][0] > base, "no heartbeat after greeting")
 
 
 def t_mbox_v2_silent(d):
@@ -1586,6 +1662,11 @@ def run_main(tap, d):
              "buffer 0", t_rx_reopen_same_ring),
             ("RX: credit under the watermark: frames refused and counted",
              t_rx_refused),
+            ("RX: RSIZE not whole fetches refused; BADDR/RSIZE writes on an "
+             "enabled ring ignored; each a guest error", t_rx_ring_rules),
+            ("RX: descriptors are read at fetch time; one rewritten after "
+             "it counts in desc_changed and redirects nothing",
+             t_rx_desc_at_fetch),
             ("RX: rx-spread (default): IP flows hashed over the enabled "
              "rings, a flow on one ring, non-IP to the lowest",
              t_rx_spread),
@@ -1603,6 +1684,9 @@ def run_main(tap, d):
              t_mbox_v2_link_notify),
             ("mailbox v2: heartbeat on OEI bit 1 every 500 ms; fw-heartbeat="
              "off stops it", t_mbox_v2_heartbeat),
+            ("fw-restart: rings reinitialised, the mailbox back to its first "
+             "READY, no heartbeat until the host greets it again",
+             t_fw_restart),
             ("mailbox v2: fw-silent never answers", t_mbox_v2_silent),
             ("mailbox v2: fw-delay-ms answers late", t_mbox_v2_slow),
             ("mailbox v2: a request queued just before UNINIT is "

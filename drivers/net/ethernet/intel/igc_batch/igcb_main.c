@@ -1095,7 +1095,9 @@ static void igcb_remove(struct pci_dev *pdev)
 	kfree(a->mac_stats);
 	mutex_destroy(&a->hw.phy_lock);
 	free_netdev(netdev);
-	pci_disable_device(pdev);
+	/* a failed PCI error recovery left it disabled already */
+	if (pci_is_enabled(pdev))
+		pci_disable_device(pdev);
 }
 
 /* Stop the port for system sleep or shutdown: detached, closed (no DMA,

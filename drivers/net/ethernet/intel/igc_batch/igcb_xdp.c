@@ -233,6 +233,19 @@ static int igcb_xdp_setup(struct igcb_adapter *a, struct bpf_prog *prog,
 	struct bpf_prog *old;
 	int err;
 
+	/* Detached (PCI error recovery, system sleep): the rings are down
+	 * and the resume brings them up; a restart here would open a
+	 * disabled device and the resume would open it twice.  Removing a
+	 * program only swaps it (unregister removes one that way too).
+	 */
+	if (!netif_device_present(netdev)) {
+		if (prog) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the device is detached (PCI error recovery or system sleep): try again once it is back");
+			return -EBUSY;
+		}
+		restart = false;
+	}
 	if (prog && netdev->mtu > IGCB_XDP_MAX_MTU) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "XDP needs whole frames in one buffer: MTU at most 3050");

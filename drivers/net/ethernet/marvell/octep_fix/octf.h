@@ -86,6 +86,7 @@ enum octf_state {
 	OCTF_FW_LINK_RETRY,	/* open could not reach the firmware */
 	OCTF_RESTART,		/* rings to be restarted by the reset work */
 	OCTF_WAKE_QUEUES,	/* carrier came on: the watchdog wakes queues */
+	OCTF_FW_RESTARTED,	/* greeted again: reset_work reopens the port */
 };
 
 struct octf_port;
@@ -338,6 +339,12 @@ struct octf_port {
 	struct delayed_work watchdog;
 	struct work_struct fw_work;	/* mailbox answers, notifications */
 	struct work_struct reset_work;	/* restart the rings */
+	/* Port-up requests retried for the watchdog without RTNL: a mute
+	 * firmware makes each wait 500 ms.
+	 */
+	struct work_struct fw_up_work;
+	struct mutex fw_lock;	/* port up/down requests vs. OCTF_DOWN */
+	u64 fw_restarts;	/* firmware restarts greeted again */
 
 	struct octf_test test;
 	struct dentry *debugfs;
@@ -404,6 +411,7 @@ int octf_fw_port_up(struct octf_port *p);
 void octf_fw_port_down(struct octf_port *p);
 void octf_fw_heartbeat(struct octf_port *p);
 void octf_fw_supervise(struct octf_port *p);
+void octf_fw_up_work(struct work_struct *work);
 
 /* octf_stats.c */
 void octf_stats_init(struct octf_port *p);

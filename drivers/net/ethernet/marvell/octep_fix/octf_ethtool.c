@@ -82,6 +82,7 @@ static const char octf_port_stats[][ETH_GSTRING_LEN] = {
 	"fw_heartbeat_lost",
 	"fw_mbox_timeouts",
 	"fw_notifications",
+	"fw_restarts",
 	"oq_wmark",
 	"oq_wmark_effective",
 };
@@ -178,6 +179,7 @@ static void octf_get_ethtool_stats(struct net_device *netdev,
 	*data++ = p->hb_lost;
 	*data++ = p->mbox.timeouts;
 	*data++ = p->mbox.notifications;
+	*data++ = p->fw_restarts;
 	*data++ = p->wmark;
 	*data++ = p->wmark_eff;
 	for (q = 0; q < p->num_queues; q++) {

@@ -290,9 +290,40 @@ void octf_fw_heartbeat(struct octf_port *p)
 	p->hb_seen++;
 }
 
+/* Port-up for the watchdog, without RTNL (see struct octf_port). */
+void octf_fw_up_work(struct work_struct *work)
+{
+	struct octf_port *p = container_of(work, struct octf_port,
+					   fw_up_work);
+
+	mutex_lock(&p->fw_lock);
+	if (!test_bit(OCTF_DOWN, &p->state) &&
+	    !test_bit(OCTF_FW_LOST, &p->state))
+		octf_fw_port_up(p);
+	mutex_unlock(&p->fw_lock);
+}
+
+/* A firmware that restarted has put the mailbox back to its first state:
+ * the READY this host wrote is gone, and there is no heartbeat until a
+ * host greets it again.  A register read, no request: never waits.
+ */
+static bool octf_fw_restarted(struct octf_port *p)
+{
+	u8 __iomem *m = p->mbox.base;
+
+	return readq(m + OCTF_MBOX_FW_STATUS) == OCTF_MBOX_STATUS_READY &&
+	       readq(m + OCTF_MBOX_HOST_STATUS) != OCTF_MBOX_STATUS_READY;
+}
+
 /**
  * octf_fw_supervise - the watchdog's look at the firmware
  * @p: the port; called every OCTF_WD_PERIOD_MS under RTNL
+ *
+ * Decides only: every request to the firmware it leads to runs in
+ * fw_up_work or reset_work, so that a mute firmware never holds RTNL
+ * for a request's 500 ms.  A firmware that restarted is greeted again
+ * here (registers only) and the port's rings are restarted: the restart
+ * took the rings and their credit with it.
  */
 void octf_fw_supervise(struct octf_port *p)
 {
@@ -300,6 +331,17 @@ void octf_fw_supervise(struct octf_port *p)
 	unsigned long limit;
 	bool silent;
 
+	if (octf_fw_restarted(p) && !test_bit(OCTF_FW_RESTARTED, &p->state)) {
+		p->fw_restarts++;
+		netdev_warn(netdev, "the firmware restarted: greeting it again and restarting the rings\n");
+		if (!octf_mbox_init(p)) {
+			set_bit(OCTF_FW_RESTARTED, &p->state);
+			WRITE_ONCE(p->last_hb, jiffies);
+			clear_bit(OCTF_FW_LOST, &p->state);
+			schedule_work(&p->reset_work);
+		}
+		return;
+	}
 	if (!p->fw.hb_interval || !p->fw.hb_miss)
 		return;
 	limit = msecs_to_jiffies(p->fw.hb_interval * p->fw.hb_miss);
@@ -319,10 +361,10 @@ void octf_fw_supervise(struct octf_port *p)
 		clear_bit(OCTF_FW_LOST, &p->state);
 		netdev_info(netdev, "firmware heartbeat is back: bringing the port up\n");
 		if (netif_running(netdev) && !test_bit(OCTF_DOWN, &p->state))
-			octf_fw_port_up(p);
+			schedule_work(&p->fw_up_work);
 		return;
 	}
 	if (!silent && test_bit(OCTF_FW_LINK_RETRY, &p->state) &&
 	    netif_running(netdev) && !test_bit(OCTF_DOWN, &p->state))
-		octf_fw_port_up(p);
+		schedule_work(&p->fw_up_work);
 }

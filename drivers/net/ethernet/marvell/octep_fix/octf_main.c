@@ -133,8 +133,10 @@ int octf_open(struct net_device *netdev)
 	if (err)
 		goto err_up;
 	/* Without the firmware the carrier stays off; the watchdog retries. */
+	mutex_lock(&p->fw_lock);
 	if (!test_bit(OCTF_FW_LOST, &p->state))
 		octf_fw_port_up(p);
+	mutex_unlock(&p->fw_lock);
 	return 0;
 
 err_up:
@@ -149,8 +151,11 @@ int octf_close(struct net_device *netdev)
 	struct octf_port *p = netdev_priv(netdev);
 
 	if (!test_bit(OCTF_DOWN, &p->state)) {
+		/* after a port-up the watchdog asked for, none after this */
+		mutex_lock(&p->fw_lock);
 		octf_fw_port_down(p);
 		octf_down(p);
+		mutex_unlock(&p->fw_lock);
 		octf_irq_free(p);
 		octf_free_rings(p);
 	}
@@ -396,15 +401,35 @@ static void octf_fw_work(struct work_struct *work)
 	octf_mbox_poll(container_of(work, struct octf_port, fw_work));
 }
 
+/* A restarted firmware knows nothing of the port: tell it the MTU and
+ * MAC address again (the rings follow in the reopen).
+ */
+static void octf_fw_restore(struct octf_port *p)
+{
+	struct net_device *netdev = p->netdev;
+	int err;
+
+	err = octf_fw_set_mtu(p, netdev->mtu);
+	if (!err)
+		err = octf_fw_set_mac(p, netdev->dev_addr);
+	if (err)
+		netdev_err(netdev, "the restarted firmware did not take the MTU and MAC address (%d): set them again with ip link\n",
+			   err);
+}
+
 static void octf_reset_work(struct work_struct *work)
 {
 	struct octf_port *p = container_of(work, struct octf_port,
 					   reset_work);
 	struct net_device *netdev = p->netdev;
+	bool fw;
 	int err;
 
 	rtnl_lock();
-	if (test_and_clear_bit(OCTF_RESTART, &p->state) &&
+	fw = test_and_clear_bit(OCTF_FW_RESTARTED, &p->state);
+	if (fw)
+		octf_fw_restore(p);
+	if ((test_and_clear_bit(OCTF_RESTART, &p->state) || fw) &&
 	    netif_running(netdev) && netif_device_present(netdev)) {
 		p->ring_restarts++;
 		netdev_warn(netdev, "restarting the rings (oq_wmark %#x)\n",
@@ -476,6 +501,8 @@ static int octf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_DELAYED_WORK(&p->watchdog, octf_watchdog);
 	INIT_WORK(&p->fw_work, octf_fw_work);
 	INIT_WORK(&p->reset_work, octf_reset_work);
+	INIT_WORK(&p->fw_up_work, octf_fw_up_work);
+	mutex_init(&p->fw_lock);
 
 	err = -EIO;
 	p->bar0 = pci_iomap(pdev, 0, 0);
@@ -593,6 +620,7 @@ static void octf_remove(struct pci_dev *pdev)
 	unregister_netdev(netdev);
 	cancel_delayed_work_sync(&p->watchdog);
 	cancel_work_sync(&p->reset_work);
+	cancel_work_sync(&p->fw_up_work);
 	if (!test_bit(OCTF_FW_LOST, &p->state))
 		octf_fw_dev_remove(p);
 	octf_irq_fini(p);
@@ -603,8 +631,11 @@ static void octf_remove(struct pci_dev *pdev)
 	pci_iounmap(pdev, p->bar0);
 	pci_release_mem_regions(pdev);
 	mutex_destroy(&p->mbox.lock);
+	mutex_destroy(&p->fw_lock);
 	free_netdev(netdev);
-	pci_disable_device(pdev);
+	/* a failed PCI error recovery left it disabled already */
+	if (pci_is_enabled(pdev))
+		pci_disable_device(pdev);
 }
 
 /* Stop the port for system sleep or shutdown: detached, closed (no DMA,
@@ -622,6 +653,7 @@ static void octf_stop_port(struct octf_port *p)
 		octf_close(netdev);
 	rtnl_unlock();
 	cancel_work_sync(&p->reset_work);
+	cancel_work_sync(&p->fw_up_work);
 }
 
 static int octf_suspend(struct device *dev)

@@ -38,7 +38,10 @@ errors).  Per kernel, in this order:
      then a failed reopen (ring allocation made to fail through igc_batch's
      debugfs fault injection) closes B, and an error injected then leaves
      it closed, with no restart on freed rings; ip link set up brings it
-     back;
+     back; last before 8., a fatal error (recovery fails here: B stays
+     detached) with XDP attached and detached on B over and over: the
+     attaches that meet the detached port refused with a message, no
+     oops;
   7b. faults on the data path: a transmit whose DMA mapping fails, last of
      a pktgen burst, publishes the packets queued before it with
      xmit_more; a ring emptied by failed page allocations polls again and
@@ -63,6 +66,7 @@ import threading
 import time
 
 from lablib import labvm, router, rows  # noqa: E402
+import pcierr  # noqa: E402
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 30, "kernels": "each", "label": "igc_batch extras",
@@ -89,8 +93,7 @@ REGS_QUEUE = ["RDBAL", "RDBAH", "RDLEN", "SRRCTL", "RDH", "RDT", "RXDCTL",
 REGS_N = len(REGS_GLOBAL) + 4 * len(REGS_QUEUE) + 5
 
 # Port B sits behind a PCIe root port (router.py --root-port B):
-# hot-pluggable and reachable by AER.
-ROOT_PORT_BDF = "0000:00:%02x.0" % router.ROOT_PORT_SLOT["B"]
+# hot-pluggable and reachable by AER (pcierr.py).
 
 
 class ExtrasRouter(router.Router):
@@ -467,33 +470,6 @@ def tx_hang_resets(t, r, cfg):
     r.mode_teardown("stack")
 
 
-def inject_aer(r):
-    """Inject an uncorrectable error on nicB and wait
-    for igc_batch's recovery; (recoveries, AER messages seen, evidence)."""
-    _, d0 = r.guest("dmesg | grep -c 'recovered from a PCI error' || "
-                    "true\n", check=False)
-    try:
-        hmp = r.hmp("pcie_aer_inject_error nicB POISON_TLP")
-    except RuntimeError as e:
-        hmp = "error: %s" % e
-    rc, o = r.guest("""
-i=0; while [ $i -lt 100 ]; do
-	[ "$(dmesg | grep -c 'recovered from a PCI error' || true)" -gt %d ] && break
-	sleep 0.1; i=$((i + 1)); done
-dmesg | grep -iE 'aer|igc_batch.*(PCI error|recovered)|pcieport|BUG|Oops' | tail -n 12
-echo "@@REC $(dmesg | grep -c 'recovered from a PCI error' || true)"
-echo "@@AERMSG $(dmesg | grep -cE 'AER: .*(error|Error)' || true)"
-ep=/sys/bus/pci/devices/0000:01:00.0/config rp=/sys/bus/pci/devices/%s/config
-echo "endpoint DEVCTL $(od -An -tx2 -j$((0xa8)) -N2 $ep) UNCOR_STATUS $(od -An -tx4 -j$((0x104)) -N4 $ep)"
-echo "root port BRCTL $(od -An -tx2 -j62 -N2 $rp) ROOT_STATUS $(od -An -tx4 -j$((0x100 + 0x30)) -N4 $rp)"
-""" % (int(d0.split()[-1]), ROOT_PORT_BDF), timeout=60, check=False)
-    m = re.search(r"@@REC (\d+)", o)
-    rec = int(m.group(1)) - int(d0.split()[-1]) if m else 0
-    m = re.search(r"@@AERMSG (\d+)", o)
-    seen = bool(m and int(m.group(1)) > 0)
-    return rec, seen, "hmp: %r\n%s" % (hmp, o)
-
-
 def aer_after_failed_reopen(t, r, cfg):
     """Defect: a port whose reopen failed stayed "up" without rings, and
     PCI error recovery then restarted it on freed rings."""
@@ -511,7 +487,7 @@ echo "@@LEFT $(cat $D/fail_ring_alloc)"
             "says how to bring it up",
             "@@G 0" not in o and "@@UP 0" in o and "@@LEFT 0" in o and
             "port closed; bring it up again with ip link set" in o, o)
-    rec, seen, ev = inject_aer(r)
+    rec, seen, ev = pcierr.inject(r, "B")
     rc, o2 = r.guest("""
 B=%s
 ip link set $B up && carrier $B 1 30 || echo "@@NOCARRIER"
@@ -775,26 +751,14 @@ def aer_recovery(t, r, cfg):
     does not bind the root port), then on a port closed by a failed
     reopen; tears down the stack mode ethtool_selftest() set up."""
     B = r.ifb
-    _, aer = r.guest(
-        "echo $(ls /sys/bus/pci_express/drivers/aer 2>/dev/null"
-        " | grep -c pcie); dmesg | grep -i aer | head -n 5\n",
-        check=False)
-    if aer.split("\n")[0].strip() in ("", "0"):
+    bound, aer = pcierr.aer_bound(r)
+    if not bound:
         t.check("PCI error recovery (AER injection on B)", True,
                 aer, skip="the guest's AER service does not bind the "
                 "root port (%s)" % aer.split("\n")[0].strip())
     else:
-        # QEMU forwards ERR_* messages through a root port only with
-        # its Bridge Control SERR# Enable set (as the PCIe spec has
-        # it); Linux leaves that bit to firmware, SeaBIOS leaves it
-        # clear: set it, as a BIOS would.
-        r.guest(
-            "cfg=/sys/bus/pci/devices/%s/config\n" % ROOT_PORT_BDF + """
-v=$(od -An -tu1 -j62 -N1 $cfg)
-printf "\\\\$(printf %o $((v | 2)))" | dd of=$cfg bs=1 seek=62 count=1 conv=notrunc 2>/dev/null
-echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
-""", check=False)
-        rec, seen, o = inject_aer(r)
+        pcierr.enable_serr(r, "B")
+        rec, seen, o = pcierr.inject(r, "B")
         _, c = r.guest("carrier %s 1 30 || echo '@@NOCARRIER'\n" % B,
                        check=False)
         o += c
@@ -810,6 +774,37 @@ echo "bridge control $(od -An -tx1 -j62 -N2 $cfg)"
                 "loss", rows.lossless(row, COUNT), ev_row(row))
         aer_after_failed_reopen(t, r, cfg)
     r.mode_teardown("stack")
+
+
+def aer_fatal_with_xdp_swaps(t, r):
+    """Defect: an XDP attach on a port detached by PCI error recovery
+    reopened the disabled device (and a resume after it would bring the
+    port up twice: napi_enable twice, BUG).  A fatal error (MALF_TLP)
+    while XDP_PASS is attached and detached on B over and over: this
+    lab's root port does not report the link back after the core's reset,
+    so recovery fails and B stays detached; every attach that meets it is
+    refused with a message, nothing oopses.  B is unplugged next."""
+    bound, aer = pcierr.aer_bound(r)
+    if not bound:
+        t.check("a fatal PCI error with XDP swaps on B", True, aer,
+                skip="the guest's AER service does not bind the root port")
+        return
+    pcierr.xdp_loop_start(r, r.ifb, 8)
+    time.sleep(1.5)
+    rec, seen, ev = pcierr.inject(r, "B", "MALF_TLP")
+    res, out = pcierr.xdp_loop_result(r)
+    _, o2 = r.guest("echo \"@@OOPS $(dmesg | grep -cE 'BUG|Oops|WARNING' "
+                    "|| true)\"\n", check=False)
+    failed = "device recovery failed" in ev
+    t.check("a fatal PCI error (AER MALF_TLP) with XDP_PASS attached and "
+            "detached on B over and over: while B is detached every attach "
+            "is refused with a message (EBUSY, \"the device is "
+            "detached\"), the rest succeed; no oops",
+            res is not None and res["ok"] > 0 and res["busy"] > 0 and
+            res["other"] == 0 and (failed or rec == 1) and "@@OOPS 0" in o2,
+            "xdp swaps %s; recovery %s\n%s\n%s\n%s" % (
+                res, "failed" if failed else "recovered %d" % rec,
+                out[-600:], ev, o2))
 
 
 def hot_unplug(t, r):
@@ -898,7 +893,8 @@ def checks(t, short, a, qemu):
                         root_port=["B"],
                         modules=labvm.modules_for(a, short) or None)
     kos = router.our_modules(ra, ra.configs)
-    r = ExtrasRouter(ra, ra.configs, kos)
+    r = ExtrasRouter(ra, ra.configs, kos, files={
+        pcierr.XDP_PASS_GUEST: pcierr.xdp_pass_object(out)})
     cfg = ra.configs[0]
     try:
         binds_both_ports(t, r, cfg)
@@ -921,6 +917,7 @@ def checks(t, short, a, qemu):
         # model health before B goes away
         errs = {p: r.truth()[p]["guest_errors"][0] for p in ("A", "B")}
 
+        aer_fatal_with_xdp_swaps(t, r)
         hot_unplug(t, r)
         health_clean(t, r, errs)
     except Exception as e:

@@ -26,7 +26,8 @@ Router boot, both ports at the stock watermark 0x100:
   datagrams, three holds of 100 ms): no datagram behind a higher one,
   oq_lapped 0, no resync;
   a gap the block passed over (the model's rx-skip): stepped over once,
-  the ring invariant kept, lossless after it;
+  the ring invariant kept, lossless after it; receive pages failing
+  while forwarding: counted, the rings fill back up, lossless;
   a ring starved on purpose (credit ceiling under the watermark) delivers
   nothing, and has credit again within 0.25 s of the ceiling restored;
   watermark 0x400 on the model and the driver: the same full-ring
@@ -44,8 +45,10 @@ Router boot, both ports at the stock watermark 0x100:
   refused, no oops, the old setting back); native XDP_DROP,
   XDP_TX and XDP_PASS; system sleep; heartbeat loss takes the port
   down and back; a firmware that answers late or not at all keeps the
-  port down until it answers; a v1-only firmware refused at probe with
-  a message; nic-switch.sh moves port A to octeon_ep and back; rmmod
+  port down until it answers; a firmware restarted under the port:
+  greeted again, rings restarted, forwarding; a mute firmware does not
+  hold RTNL while the port retries; a v1-only firmware refused at probe
+  with a message; nic-switch.sh moves port A to octeon_ep and back; rmmod
   under traffic.
 Loop boot (A wired to B, B in a netns): ping, TCP and UDP both ways
   (iperf3), a jumbo ping at MTU 9000 through the firmware; A behind a
@@ -78,11 +81,11 @@ from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, clean,  # noqa: E402
 # router's full-ring holds are judged from the host, which a second guest
 # would slow; the loop boot shares the host.
 LAB_CHECK = [{"stage": 40, "kernels": "each", "label": "octep_fix lab",
-              "part": "router_mixed", "minutes": 3.5, "alone": True,
+              "part": "router_mixed", "minutes": 4, "alone": True,
               "args": ["--modules-{k}", "{mods}", "--only", "router",
                        "--only", "mixed"]},
              {"stage": 40, "kernels": "each", "label": "octep_fix lab",
-              "part": "loop", "minutes": 1,
+              "part": "loop", "minutes": 1.2,
               "args": ["--modules-{k}", "{mods}", "--only", "loop"]}]
 
 
@@ -427,14 +430,16 @@ def resync_checks(t, r):
     e2 = r.ethtool_stats()
     rings = ring_invariant(r, r.ifa)
     skipped = sum(tr1["A"]["rx_skipped"]) - sum(tr0["A"]["rx_skipped"])
-    d = {k: stat_delta(e0, e1, "A", k, "rx") for k in ("resyncs", "skipped")}
+    d = {k: stat_delta(e0, e1, "A", k, "rx")
+         for k in ("resyncs", "skipped", "nobuf")}
     d2 = stat_delta(e1, e2, "A", "resyncs", "rx")
-    t.check("a gap of %d buffers the block passed over: the driver steps "
-            "over it once (rx resyncs +1, skipped +%d, the model's "
+    t.check("a gap of %d buffers the block passed over: passes find a "
+            "count and no buffer (rx nobuf moves), then the driver steps "
+            "over the gap once (rx resyncs +1, skipped +%d, the model's "
             "rx_skipped), the step lossless and in order"
             % (RESYNC_SKIP, RESYNC_SKIP),
             skipped == RESYNC_SKIP and d["skipped"] == skipped and
-            d["resyncs"] == 1 and counts_agree(row),
+            d["resyncs"] == 1 and d["nobuf"] >= 1 and counts_agree(row),
             "model rx_skipped +%d; driver %s; %s"
             % (skipped, d, counts_text(row)))
     t.check("after the resync: every ring keeps read == refill + to_refill "
@@ -519,17 +524,21 @@ def mismatch_high(t, r):
     e1 = r.ethtool_stats()
     tr1 = r.truth()
     laps = sum(tr1["A"]["laps"]) - sum(tr0["A"]["laps"])
+    changed = (sum(tr1["A"]["desc_changed"]) -
+               sum(tr0["A"]["desc_changed"]))
     restarts = e1["A"].get("ring_restarts", 0) - e0["A"].get(
         "ring_restarts", 0)
     t.check("driver 0x400 on 0x100 firmware (the over-grant): the block "
-            "laps the ring in the hold, as documented; the driver says so "
-            "once, falls back to 0x100 (oq_wmark_effective) and restarts "
-            "its rings", f is not None and rc == 0 and laps > 0 and
+            "laps the ring in the hold, as documented; a pass reads a count "
+            "above the ring (rx oq_lapped moves); the driver says so once, falls back to 0x100 (oq_wmark_effective) and "
+            "restarts its rings",
+            f is not None and rc == 0 and laps > 0 and f["lapped"] >= 1 and
             msg.split("\n")[0].strip() == "1" and restarts >= 1 and
             e1["A"].get("oq_wmark_effective") == 0x100,
-            "model laps +%d; ring_restarts +%d; oq_wmark_effective %s; "
-            "%s\n%s" % (laps, restarts, e1["A"].get("oq_wmark_effective"),
-                        f and f["text"], msg))
+            "model laps +%d desc_changed +%d; ring_restarts +%d; "
+            "oq_wmark_effective %s; %s\n%s" % (
+                laps, changed, restarts, e1["A"].get("oq_wmark_effective"),
+                f and f["text"], msg))
     if f is None:
         return
     tr0 = r.truth()
@@ -690,6 +699,35 @@ def channel_checks(t, r):
     rc, out = r.guest("ethtool -L %s combined %d && carrier %s 1 30\n"
                       % (r.ifa, r.queues_now, r.ifa), check=False)
     t.check("ethtool -L back to %d combined" % r.queues_now, rc == 0, out)
+
+
+RUN_ALLOC_FAILS = 8
+
+
+def refill_alloc_fails(t, r):
+    """Receive pages that fail while the port forwards (debugfs
+    fail_rx_alloc): each failure counts once in rx alloc_failed, the pass
+    polls again, the rings fill back up (the invariant holds, nothing
+    left to refill), and the step is lossless."""
+    e0 = r.ethtool_stats()
+    r.guest("mount -t debugfs nodev /sys/kernel/debug 2>/dev/null\n"
+            "i0=$(cat %s/injected); echo 0 >%s/skip_rx_alloc; "
+            "echo %d >%s/fail_rx_alloc\n"
+            % (dbg(r.ifa), dbg(r.ifa), RUN_ALLOC_FAILS, dbg(r.ifa)))
+    row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
+    e1 = r.ethtool_stats()
+    _, left = r.guest("cat %s/fail_rx_alloc\n" % dbg(r.ifa), check=False)
+    rings = ring_invariant(r, r.ifa)
+    failed = stat_delta(e0, e1, "A", "alloc_failed", "rx")
+    t.check("%d receive pages failing while A forwards: rx alloc_failed "
+            "+%d, the rings full again after (nothing to refill), the step "
+            "lossless" % (RUN_ALLOC_FAILS, RUN_ALLOC_FAILS),
+            failed == RUN_ALLOC_FAILS and left.split()[-1] == "0" and
+            rings and all(ok and " to_refill 0 " in x for _, ok, x in rings)
+            and counts_agree(row),
+            "alloc_failed +%d, left %s; %s\n%s" % (
+                failed, left.split()[-1:], counts_text(row),
+                "\n".join(x for _, _, x in rings)))
 
 
 def new_vector_alloc_fails(t, r):
@@ -872,6 +910,67 @@ echo "@@CARRIER $(cat /sys/class/net/%s/carrier)"
                 and counts_agree(row),
                 "mailbox timeouts +%d\n%s\n%s\n%s" % (
                     timeouts, out, out2, counts_text(row)))
+
+
+def firmware_restart_checks(t, r):
+    """The coprocessor restarts its firmware under the running port (the
+    model's fw-restart: rings reinitialised, the mailbox back to its
+    first READY, no heartbeat until greeted): the driver sees the
+    mailbox reset, greets the firmware again and restarts its rings;
+    the port forwards again with every ring granted anew (it once only
+    re-sent port-up after the heartbeat came back, which it never did)."""
+    e0, tr0 = r.ethtool_stats(), r.truth()
+    r.qom_set("nicA", "fw-restart", True)
+    rc, out = r.guest("sleep 1; carrier %s 1 30; echo \"@@UP $?\"; dmesg | "
+                      "grep -iE 'firmware restarted|restarting the rings' | "
+                      "tail -n 2\n" % r.ifa, check=False)
+    row = r.step(ON, "stack", LOW_RATE, LOW_COUNT)
+    e1, tr1 = r.ethtool_stats(), r.truth()
+    restarts = e1["A"].get("fw_restarts", 0) - e0["A"].get("fw_restarts", 0)
+    t.check("firmware restarted under the running port: greeted again "
+            "(fw_restarts +1, said in dmesg), the rings restarted and "
+            "granted ring + wmark - 16 again, forwarding lossless",
+            "@@UP 0" in out and restarts == 1 and
+            granted(tr1, "A", r.queues_now, grant(0x100)) and
+            counts_agree(row),
+            "fw_restarts +%d; outstanding_max %s\n%s\n%s" % (
+                restarts, tr1["A"]["outstanding_max"], out,
+                counts_text(row)))
+
+
+RTNL_OPS = 30
+
+
+def rtnl_free_while_mute(t, r):
+    """A's firmware mute (fw-silent) with A up: the driver retries its
+    port-up every tick, each request waiting 500 ms for an answer.  It
+    waits without RTNL: RTNL_OPS changes on port B (ip link set alias,
+    each under RTNL) take no longer than with A's firmware answering (it
+    once held RTNL for each wait, every 100 ms)."""
+    script = ("t0=$(cut -d' ' -f1 /proc/uptime); i=0; while [ $i -lt %d ]; "
+              "do ip link set %s alias dbb$i; i=$((i + 1)); done; "
+              "t1=$(cut -d' ' -f1 /proc/uptime); "
+              "echo \"@@MS $(echo \"$t0 $t1\" | awk '{ printf \"%%d\", "
+              "($2 - $1) * 1000 }')\"\n" % (RTNL_OPS, r.ifb))
+
+    def ms(out):
+        m = re.search(r"@@MS (\d+)", out)
+        return int(m.group(1)) if m else None
+    base = ms(r.guest(script, check=False)[1])
+    r.qom_set("nicA", "fw-silent", True)
+    r.guest("ip link set %s down; ip link set %s up; sleep 1\n"
+            % (r.ifa, r.ifa), check=False)
+    mute = ms(r.guest(script, check=False)[1])
+    r.qom_set("nicA", "fw-silent", False)
+    rc, out = r.guest("carrier %s 1 30; echo \"@@UP $?\"\n" % r.ifa,
+                      check=False)
+    t.check("A's firmware mute, A retrying its port-up: %d RTNL changes on "
+            "B take at most twice as long as with the firmware answering "
+            "(plus 0.3 s), and A comes up once it answers" % RTNL_OPS,
+            base is not None and mute is not None and
+            mute <= 2 * base + 300 and "@@UP 0" in out,
+            "%d changes on B: %s ms answering, %s ms mute" % (
+                RTNL_OPS, base, mute))
 
 
 def bound_checks(t, r):
@@ -1091,6 +1190,7 @@ def router_boot(t, short, a):
         ring_checks(t, r, 0x100, "0x100")
         quiesce_page_test(t, r)
         resync_checks(t, r)
+        refill_alloc_fails(t, r)
         starve_checks(t, r)
         no_laps(t, r, "0x100, holds and starve")
         dma_checks(t, r, "0x100, holds and starve")
@@ -1108,6 +1208,8 @@ def router_boot(t, short, a):
         suspend_checks(t, r)
         heartbeat_checks(t, r)
         firmware_checks(t, r)
+        firmware_restart_checks(t, r)
+        rtnl_free_while_mute(t, r)
         r.mode_teardown("stack")
         v1_firmware_checks(t, r)
         switch_checks(t, r)
