@@ -332,9 +332,10 @@ void octf_fw_supervise(struct octf_port *p)
 	bool silent;
 
 	if (octf_fw_restarted(p) && !test_bit(OCTF_FW_RESTARTED, &p->state)) {
-		p->fw_restarts++;
-		netdev_warn(netdev, "the firmware restarted: greeting it again and restarting the rings\n");
+		/* counted and said once greeted, not at every tick it fails */
 		if (!octf_mbox_init(p)) {
+			p->fw_restarts++;
+			netdev_warn(netdev, "the firmware restarted: greeted it again; restarting the rings\n");
 			set_bit(OCTF_FW_RESTARTED, &p->state);
 			WRITE_ONCE(p->last_hb, jiffies);
 			clear_bit(OCTF_FW_LOST, &p->state);
