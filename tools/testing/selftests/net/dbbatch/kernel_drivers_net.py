@@ -26,9 +26,8 @@ loopback.sh) use net/forwarding's topology instead: after the Python
 programs the namespace goes, both ports are in the root namespace, and
 net/forwarding/forwarding.config names them NETIFS[p1]=<A>,
 NETIFS[p2]=<B> (NETIF_CREATE=no, KSFT_MACHINE_SLOW=yes, and MZ: mausezahn
-in bursts of 2,000 frames instead of ethtool_rmon.sh's 10 us pause between
-frames, MZ_UNPACED below);
-each runs as
+in bursts of 2,000 frames, each once the last one is received, instead of
+ethtool_rmon.sh's 10 us pause between frames, MZ_UNPACED below); each runs as
 "bash PROGRAM" and its lib.sh result lines ("TEST: name [ OK ]") become
 cases "<program>.<name>".
 
@@ -303,13 +302,23 @@ ethtool -l $A 2>/dev/null | sed -n '/Current/,$p' | grep Combined ||
 # ("-d 10us"): ethtool_rmon.sh paces its 30,000 frames a bucket so that
 # real hardware's receiver keeps up; under TCG each pause costs a timer
 # round trip of the guest's, and the program took 7.5 minutes on one
-# driver.  Instead a count over 2,000 goes in bursts of 2,000 with 50 ms
-# between them (a ring of 1,024 and QEMU's 4 MiB socket buffer hold one
-# burst): unpaced, 10,000 frames overran them when the host was busy (5
-# buckets of ethtool_rmon.sh lost in one make check).  The frames, their count and
-# what is checked stay the same; pauses in milliseconds (hw_stats_l3*.sh)
-# stay.
+# driver.  Instead a count over 2,000 goes in bursts of 2,000, each sent
+# once the receivers have taken the one before: no port's rx_packets
+# moved over 3 samples 20 ms apart (5 s at most).  A burst fits in a
+# receive ring of 512 and QEMU's 4 MiB socket buffer; a fixed pause
+# between bursts did not hold on a slower host (the first bucket of
+# ethtool_rmon.sh lost frames in CI).  The frames, their count and what
+# is checked stay the same; pauses in milliseconds (hw_stats_l3*.sh) stay.
 MZ_UNPACED = """#!/bin/sh
+settle() {
+	last= same=0 n=0
+	while [ "$same" -lt 3 ] && [ "$n" -lt 250 ]; do
+		sleep 0.02
+		now=$(cat /sys/class/net/*/statistics/rx_packets | tr '\\n' ' ')
+		if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
+		last=$now n=$((n + 1))
+	done
+}
 prev= count=
 for a do
 	shift
@@ -332,7 +341,7 @@ while [ "$count" -gt 0 ]; do
 	n=$((count > 2000 ? 2000 : count))
 	mausezahn "$@" -c $n || exit
 	count=$((count - n))
-	[ "$count" -eq 0 ] || sleep 0.05
+	settle
 done
 """
 MZ_PATH = "net/forwarding/mausezahn-unpaced"

@@ -81,9 +81,11 @@ from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, clean,  # noqa: E402
 # router's full-ring holds are judged from the host, which a second guest
 # would slow; the loop boot shares the host.
 LAB_CHECK = [{"stage": 40, "kernels": "each", "label": "octep_fix lab",
-              "part": "router_mixed", "minutes": 4, "alone": True,
-              "args": ["--modules-{k}", "{mods}", "--only", "router",
-                       "--only", "mixed"]},
+              "part": "router", "minutes": 3.2, "alone": True,
+              "args": ["--modules-{k}", "{mods}", "--only", "router"]},
+             {"stage": 40, "kernels": "each", "label": "octep_fix lab",
+              "part": "mixed", "minutes": 0.8,
+              "args": ["--modules-{k}", "{mods}", "--only", "mixed"]},
              {"stage": 40, "kernels": "each", "label": "octep_fix lab",
               "part": "loop", "minutes": 1.2,
               "args": ["--modules-{k}", "{mods}", "--only", "loop"]}]
@@ -1221,6 +1223,24 @@ def router_boot(t, short, a):
 
 # ---- an igc_batch port and an octep_fix port ------------------------------
 
+def pass_rings_once(row, held, passes):
+    """(ok, evidence): port B's TX doorbell, counted by its model, rang
+    at most once per batch the receive passes opened (PASSES) plus once
+    per forwarded packet that went out unheld, never with nothing new,
+    and nine in ten packets were held.  Packets per doorbell is a
+    rate: it follows how many frames each pass finds, which the host's
+    speed sets (15 to 64 here), so it is printed, not judged."""
+    m = row["model"]
+    fwd, writes = m["B_tx_frames"], m["B_tdt_writes"]
+    ok = fwd > 0 and 10 * held >= 9 * fwd and \
+        0 < writes <= passes + (fwd - held) and m["B_tdt_noop_writes"] == 0
+    return ok, "B's TX doorbell writes %d, receive passes %d, packets " \
+        "forwarded %d, held %d (%.1f packets per doorbell), writes that " \
+        "announce nothing %d" % (writes, passes, fwd, held,
+                                 fwd / writes if writes else 0,
+                                 m["B_tdt_noop_writes"])
+
+
 def mixed_boot(t, short, a, octep_in):
     """igc_batch on dbb-igc, octep_fix on dbb-octep: A -> B one way in
     this boot (OCTEP_IN: the octep port receives)."""
@@ -1241,19 +1261,15 @@ def mixed_boot(t, short, a, octep_in):
         t.check("%s, stack: lossless, in order, model == generator == sink"
                 % name, counts_agree(row) and row["reordered"] == 0,
                 counts_text(row))
-        e0 = r.ethtool_stats()
+        e0, c0 = r.ethtool_stats(), r.dbbatch_stats()
         row = r.step(cfg, "stack", SAT_RATE, SAT_RATE * SAT_SECONDS)
-        e1 = r.ethtool_stats()
-        held = stat_delta(e0, e1, "B", "db_held")
-        tdt = row["tdt_per_fwd"] or 0
+        e1, c1 = r.ethtool_stats(), r.dbbatch_stats()
+        ok, why = pass_rings_once(row, stat_delta(e0, e1, "B", "db_held"),
+                                  c1["batches"] - c0["batches"])
         t.check("%s, stack at %d pps offered: the receive pass of one "
-                "driver holds the other's TX doorbell, TX doorbell writes "
-                "per forwarded packet <= %.2f, none that announces nothing"
-                % (name, SAT_RATE, BATCHED_MAX),
-                held > 0 and 0 < tdt <= BATCHED_MAX and
-                row["model"]["B_tdt_noop_writes"] == 0,
-                "B db_held +%d, %.4f TX doorbell writes per forwarded "
-                "packet; %s" % (held, tdt, counts_text(row)))
+                "driver holds the other's TX doorbell, which rings at most "
+                "once a pass, never to announce nothing" % (name, SAT_RATE),
+                ok, why + "; " + counts_text(row))
         r.mode_teardown("stack")
         r.mode_setup("xdp")
         row = r.step(cfg, "xdp", LOW_RATE, LOW_COUNT)
