@@ -594,6 +594,11 @@ static noinline bool igcb_tx_reclaim(struct igcb_tx_ring *ring,
 		struct igcb_tx_buf *first = &ring->bufs[i];
 		u16 last;
 
+		/* netpoll (budget 0, IRQs may be off) must not return XDP
+		 * frames: napi.rst.  They wait for the next NAPI pass.
+		 */
+		if (!napi_budget && first->kind == IGCB_TXB_XDP)
+			break;
 		first->eop = NULL;
 		pkts += first->segs;
 		bytes += first->bytes;
@@ -606,8 +611,7 @@ static noinline bool igcb_tx_reclaim(struct igcb_tx_ring *ring,
 				break;
 			i = igcb_tx_next(ring, i);
 		}
-		igcb_tx_free_payload(first, napi_budget,
-				     napi_budget ? &bq : NULL);
+		igcb_tx_free_payload(first, napi_budget, &bq);
 		i = igcb_tx_next(ring, i);
 		budget--;
 	} while (budget && (eop = igcb_tx_done(ring, i)));

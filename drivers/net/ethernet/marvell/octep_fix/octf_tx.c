@@ -332,12 +332,19 @@ bool octf_iq_clean(struct octf_iq *iq, int budget)
 		while (pkts < done) {
 			struct octf_tx_buf *b = &iq->bufs[i];
 
+			/* netpoll (budget 0, IRQs may be off) must not return
+			 * XDP frames: napi.rst.  They wait for the next pass.
+			 */
+			if (!budget && b->kind != OCTF_TXB_SKB)
+				break;
 			bytes += b->bytes;
 			octf_iq_free_payload(iq, b, budget);
 			i = i + 1 == iq->count ? 0 : i + 1;
 			pkts++;
 		}
-		writel(done, iq->cnts);
+		/* the count left is read again by the next clean */
+		if (pkts)
+			writel(pkts, iq->cnts);
 		WRITE_ONCE(iq->next_to_clean, i);
 		netdev_tx_completed_queue(iq->dbq.txq, pkts, bytes);
 		u64_stats_update_begin(&iq->clean_sync);

@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-from lablib import labvm, router
+from lablib import labvm, netpoll0, router
 
 # How make check runs this test (tools/lab/selftests.py)
 LAB_CHECK = [{"stage": 30, "kernels": "each",
@@ -39,7 +39,7 @@ NETCONSOLE_PORT = 6666
 
 
 class NetconsoleRouter(router.Router):
-    KMODS = router.Router.KMODS + ("netconsole",)
+    KMODS = router.Router.KMODS + netpoll0.KMODS
 
 
 class WireListener(threading.Thread):
@@ -125,6 +125,7 @@ def checks(t, short, a, qemu):
         rc, o = start_netconsole(r)
         t.check("netconsole over igc_batch: a kernel message reaches the "
                 "lab host", rc == 0 and wire.wait_for(MARKER, 10), o)
+        netpoll0.check(t, r, "igc_batch", "igcb_napi_poll")
         exited = panic_in_receive_pass(r)
         got = wire.wait_for(PANIC_TEXT, 5)
         with open(r.console, errors="replace") as f:

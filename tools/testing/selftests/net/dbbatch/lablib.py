@@ -14,8 +14,9 @@ LAB = os.path.join(REPO, "tools", "lab")
 sys.path.insert(0, LAB)
 
 import labvm  # noqa: E402
+import netpoll0  # noqa: E402
 import router  # noqa: E402
 import rows  # noqa: E402
 import traffic  # noqa: E402
 
-__all__ = ["HERE", "LAB", "REPO", "labvm", "router", "rows", "traffic"]
+__all__ = ["HERE", "LAB", "REPO", "labvm", "netpoll0", "router", "rows", "traffic"]
