@@ -72,6 +72,7 @@ static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
     [DBB_OGT_OTHER_REG_WRITES] = "other_reg_writes",
     [DBB_OGT_RX_SKIPPED] = "rx_skipped",
     [DBB_OGT_DESC_CHANGED] = "desc_changed",
+    [DBB_OGT_IRQS_LOST] = "irqs_lost",
 };
 
 static unsigned dbb_ogt_width(void *opaque, unsigned id)
@@ -567,6 +568,12 @@ static void dbb_octep_instance_init(Object *obj)
      */
     object_property_add_uint32_ptr(obj, "rx-skip", &s->rx_skip,
                                    OBJ_PROP_FLAG_READWRITE);
+    /*
+     * A fault: this many output-ring interrupts are lost (disarmed, no
+     * message), as an MSI-X write that never arrives.  Counts down.
+     */
+    object_property_add_uint32_ptr(obj, "irq-lose", &s->irq_lose,
+                                   OBJ_PROP_FLAG_READWRITE);
 }
 
 /* Firmware behaviour, changeable at run time (qom-set) for driver tests */
@@ -578,6 +585,21 @@ static bool dbb_octep_get_fw_silent(Object *obj, Error **errp)
 static void dbb_octep_set_fw_silent(Object *obj, bool on, Error **errp)
 {
     DBB_OCTEP(obj)->fw_silent = on;
+}
+
+static bool dbb_octep_get_tx_hold(Object *obj, Error **errp)
+{
+    return DBB_OCTEP(obj)->tx_hold;
+}
+
+static void dbb_octep_set_tx_hold(Object *obj, bool on, Error **errp)
+{
+    DbbOctepState *s = DBB_OCTEP(obj);
+
+    s->tx_hold = on;
+    if (!on) {
+        dbb_octep_in_resume(s);
+    }
 }
 
 static bool dbb_octep_get_fw_v1(Object *obj, Error **errp)
@@ -669,6 +691,9 @@ static void dbb_octep_class_init(ObjectClass *klass, void *data)
                                    dbb_octep_set_fw_silent);
     object_class_property_set_description(klass, "fw-silent",
         "The firmware reads mailbox requests but never answers");
+    object_class_property_add_bool(klass, "tx-hold",
+                                   dbb_octep_get_tx_hold,
+                                   dbb_octep_set_tx_hold);
     object_class_property_add_bool(klass, "fw-v1",
                                    dbb_octep_get_fw_v1,
                                    dbb_octep_set_fw_v1);

@@ -128,6 +128,7 @@ enum {
     DBB_OGT_OTHER_REG_WRITES,       /* 0: other BAR0 writes, no doorbell */
     DBB_OGT_RX_SKIPPED,             /* ring: buffers passed over (rx-skip) */
     DBB_OGT_DESC_CHANGED,           /* ring: descriptor rewritten after fetch */
+    DBB_OGT_IRQS_LOST,              /* ring: interrupts lost (irq-lose) */
     DBB_OGT_NUM
 };
 #define DBB_OGT_MAX_INDEX           DBB_OCTEP_MAX_VECTORS
@@ -190,6 +191,8 @@ struct DbbOctepState {
     bool fw_ready;              /* firmware-ready VSEC byte reads 1 */
     bool rx_spread;             /* IP flows hashed over the rings */
     uint32_t rx_skip;           /* buffers to pass over before a frame */
+    uint32_t irq_lose;          /* output interrupts to lose */
+    bool tx_hold;               /* input rings not fetched from */
 
     uint64_t ring_regs[DBB_OCTEP_MAX_RINGS][DBB_RING_REGS / 8];
     uint64_t gregs[DBB_GLOBAL_SIZE / 8];
@@ -245,6 +248,7 @@ uint64_t dbb_octep_ring_read(DbbOctepState *s, int q, hwaddr off);
 void dbb_octep_ring_write(DbbOctepState *s, int q, hwaddr off,
                           uint64_t val, uint64_t mask);
 void dbb_octep_out_timer_cb(void *opaque);
+void dbb_octep_in_resume(DbbOctepState *s);
 ssize_t dbb_octep_receive(NetClientState *nc, const uint8_t *buf,
                           size_t size);
 

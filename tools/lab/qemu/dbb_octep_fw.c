@@ -140,10 +140,11 @@ void dbb_octep_fw_reset(DbbOctepState *s)
 
 static void dbb_octep_if_stats(DbbOctepState *s, uint8_t *out)
 {
-    uint64_t rxp = 0, rxb = 0, txp = 0, txb = 0;
+    uint64_t rxp = 0, rxb = 0, txp = 0, txb = 0, refused = 0;
     unsigned q;
 
     for (q = 0; q < s->num_rings; q++) {
+        refused += s->gt[DBB_OGT_RX_REFUSED][q];
         rxp += s->gt[DBB_OGT_RX_FRAMES][q];
         rxb += s->gt[DBB_OGT_RX_BYTES][q];
         txp += s->gt[DBB_OGT_TX_FRAMES][q];
@@ -152,6 +153,8 @@ static void dbb_octep_if_stats(DbbOctepState *s, uint8_t *out)
     memset(out, 0, IF_RX_STATS_SIZE + IF_TX_STATS_SIZE);
     stq_le_p(out + 0, rxp);                         /* rx pkts */
     stq_le_p(out + 8, rxb);                         /* rx octets */
+    /* dropped_pkts_fifo_full: no fetched buffer (its octets not kept) */
+    stq_le_p(out + 48, refused);
     stq_le_p(out + IF_RX_STATS_SIZE + 32, txb);     /* tx octs */
     stq_le_p(out + IF_RX_STATS_SIZE + 40, txp);     /* tx pkts */
 }

@@ -64,6 +64,11 @@ static void dbb_octep_out_irq(DbbOctepState *s, int q, bool timeout)
     if (timeout || r->out_cnts >= dbb_octep_pkt_threshold(levels)) {
         timer_del(r->out_timer);
         r->out_irq_armed = false;
+        if (s->irq_lose) {
+            s->irq_lose--;
+            dbb_octep_gt_add(s, DBB_OGT_IRQS_LOST, q, 1);
+            return;
+        }
         dbb_octep_msix(s, DBB_OCTEP_NON_IOQ_VECTORS + q);
     } else if (usecs && !timer_pending(r->out_timer)) {
         timer_mod(r->out_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
@@ -230,7 +235,7 @@ static void dbb_octep_in_process(DbbOctepState *s, int q)
     uint32_t n;
 
     if (!(*dbb_octep_rreg(s, q, R_IN_ENABLE) & 1) || r->in_stopped ||
-        !r->in_dbell || q >= s->num_rings) {
+        !r->in_dbell || q >= s->num_rings || s->tx_hold) {
         return;
     }
     if (size == 0 || size > DBB_OCTEP_MAX_RING) {
@@ -259,6 +264,16 @@ static void dbb_octep_in_process(DbbOctepState *s, int q)
     }
     s->busy = false;
     dbb_octep_in_irq(s, q);
+}
+
+/* tx-hold released: what the doorbells announced meanwhile is fetched */
+void dbb_octep_in_resume(DbbOctepState *s)
+{
+    int q;
+
+    for (q = 0; q < s->num_rings; q++) {
+        dbb_octep_in_process(s, q);
+    }
 }
 
 /* ---- output ring --------------------------------------------------------- */

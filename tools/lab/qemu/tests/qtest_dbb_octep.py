@@ -82,7 +82,7 @@ GT = ["in_dbell_writes", "in_dbell_noop_writes", "in_instr", "tx_frames",
       "rx_refused", "laps", "overwritten_unread", "irqs", "fw_requests",
       "heartbeats", "fw_notifications", "rx_off_drops", "guest_errors",
       "dma_errors", "outstanding_max", "reg_reads", "irq_reg_writes",
-      "other_reg_writes", "rx_skipped", "desc_changed"]
+      "other_reg_writes", "rx_skipped", "desc_changed", "irqs_lost"]
 
 # Guest RAM layout
 IQ_RING = 0x100000                  # 64-byte instructions
@@ -672,6 +672,55 @@ def t_rx_cnts_resend(d):
     expect(not d.msix_fired(16), "RESEND with nothing pending raised")
 
 
+def t_rx_irq_lose(d):
+    """irq-lose 1: the next output interrupt is lost (disarmed, counted
+    in irqs_lost), the frame waits in OUT_CNTS; a RESEND raises it."""
+    d.oq_setup(0, size=64, credit=1024 + 64, levels=INT_ENA | 1)
+    d.clear_msix()
+    d.gt_reset()
+    d.qom_set("irq-lose", 1)
+    d.send_frames(1)
+    gt = d.truth()
+    left = d.q.qmp_cmd("qom-get", path="/machine/peripheral/nic0",
+                       property="irq-lose")
+    expect(not d.msix_fired(16) and gt["irqs_lost"][0] == 1 and
+           gt["irqs"][16] == 0 and d.rr(0, OUT_CNTS) & 0xFFFFFFFF == 1 and
+           left == 0, "vector 16 raised %s, irqs_lost %d, irqs %d, "
+           "OUT_CNTS %d, left %s" % (d.msix_fired(16), gt["irqs_lost"][0],
+                                     gt["irqs"][16],
+                                     d.rr(0, OUT_CNTS) & 0xFFFFFFFF, left))
+    d.send_frames(1)
+    expect(not d.msix_fired(16), "raised again though disarmed")
+    d.w64(ring_reg(0, OUT_CNTS), RESEND)
+    expect(d.msix_fired(16), "RESEND with 2 pending did not raise")
+
+
+def t_tx_hold(d):
+    """tx-hold: doorbells add up while held, nothing is fetched or
+    sent; released, every announced instruction goes out in order."""
+    d.q.drain()
+    d.iq_setup(3)
+    d.gt_reset()
+    d.qom_set("tx-hold", True)
+    frames = [tx_frame(64, i) for i in (1, 2, 3)]
+    for i, f in enumerate(frames):
+        d.q.mem_write(TX_BUF + 0x100 * i, f)
+        d.iq_put(3, TX_BUF + 0x100 * i, len(f))
+        d.w32(ring_reg(3, IN_DBELL), 1)
+    held = d.q.recv_frame(0.2)
+    gt = d.truth()
+    expect(held is None and gt["in_instr"][3] == 0 and
+           d.rr(3, IN_DBELL) == 3, "while held: sent %s, in_instr %d, "
+           "IN_INSTR_DBELL %d" % (held is not None, gt["in_instr"][3],
+                                  d.rr(3, IN_DBELL)))
+    d.qom_set("tx-hold", False)
+    got = [d.q.recv_frame() for _ in frames]
+    expect(got == frames and d.rr(3, IN_CNTS) & 0xFFFFFFFF == 3,
+           "released: %d of 3 frames in order, IN_CNTS %d" % (
+               sum(g == f for g, f in zip(got, frames)),
+               d.rr(3, IN_CNTS) & 0xFFFFFFFF))
+
+
 def t_rx_int_levels(d):
     d.oq_setup(0, size=64, credit=1024 + 64, levels=INT_ENA | 4)
     d.clear_msix()
@@ -1144,8 +1193,17 @@ def t_mbox_v2_mtu_mac(d):
     m.request(CMD_MAC, struct.pack("<H", 1) + new)
     data = m.request(CMD_MAC, struct.pack("<H", 0))
     expect(data[8:14] == new, "MAC after SET %s" % data[8:14].hex())
+    d.oq_setup(0, size=64)          # no credit: both frames refused
+    d.send_frames(2)
     data = m.request(CMD_IF_STATS)
     expect(len(data) == 8 + 120 + 144, "IF_STATS reply %d bytes" % len(data))
+    gt = d.truth()
+    rx = struct.unpack("<15Q", data[8:128])
+    expect(rx[0] == sum(gt["rx_frames"]) and rx[6] == sum(gt["rx_refused"])
+           and rx[6] == 2,
+           "IF_STATS rx pkts %d (model %d), dropped_pkts_fifo_full %d "
+           "(model rx_refused %d)" % (rx[0], sum(gt["rx_frames"]), rx[6],
+                                     sum(gt["rx_refused"])))
     for cmd in (CMD_OFFLOADS, CMD_DEV_REMOVE):
         data = m.request(cmd, bytes(8))
         expect(struct.unpack("<H", data[6:8])[0] == 0, "cmd %d reply" % cmd)
@@ -1653,6 +1711,10 @@ def run_main(tap, d):
              "in rx_skipped, the frame after them", t_rx_skip),
             ("RX: OUT_SLIST_DBELL credit is additive and reads back",
              t_rx_credit_reads_back),
+            ("RX: irq-lose loses the next output interrupt (irqs_lost), "
+             "the count waits, RESEND raises it", t_rx_irq_lose),
+            ("TX: tx-hold fetches nothing while set, every announced "
+             "instruction in order once released", t_tx_hold),
             ("RX: a frame longer than a buffer continues in the next",
              t_rx_multibuf),
             ("RX: OUT_CNTS subtracts on write, RESEND re-raises only with a "
@@ -1678,7 +1740,8 @@ def run_main(tap, d):
             ("mailbox v2 (6.12): GET_INFO reply on the f2h ring, OEI bit 0, "
              "vector 8", t_mbox_v2_get_info),
             ("mailbox v2: MTU get/set (max 9018 - 18), MAC set/get, "
-             "IF_STATS inline, OFFLOADS, DEV_REMOVE", t_mbox_v2_mtu_mac),
+             "IF_STATS inline (refusals in dropped_pkts_fifo_full), "
+             "OFFLOADS, DEV_REMOVE", t_mbox_v2_mtu_mac),
             ("mailbox v2: 100 requests wrap both rings", t_mbox_v2_wraps),
             ("mailbox v2: link change notifications (flags NOTIFY, cmd 1)",
              t_mbox_v2_link_notify),

@@ -72,6 +72,7 @@
 
 /* Firmware supervision */
 #define OCTF_WD_PERIOD_MS	100	/* watchdog tick */
+#define OCTF_FW_STATS_TICKS	10	/* interface statistics: every second */
 #define OCTF_MBOX_TIMEOUT_MS	500	/* one request */
 #define OCTF_MAX_MTU_DEFAULT	9000
 
@@ -345,6 +346,14 @@ struct octf_port {
 	struct work_struct fw_up_work;
 	struct mutex fw_lock;	/* port up/down requests vs. OCTF_DOWN */
 	u64 fw_restarts;	/* firmware restarts greeted again */
+	/* The firmware's interface statistics, every OCTF_FW_STATS_TICKS:
+	 * frames the block refused for want of a buffer (fw_stats_work).
+	 */
+	struct work_struct fw_stats_work;
+	unsigned int wd_ticks;
+	u64 fw_drops_raw;	/* the firmware's count as last read */
+	bool fw_drops_seen;	/* fw_drops_raw is a baseline */
+	u64 fw_rx_drops;	/* its increases, over firmware restarts */
 
 	struct octf_test test;
 	struct dentry *debugfs;
@@ -412,6 +421,7 @@ void octf_fw_port_down(struct octf_port *p);
 void octf_fw_heartbeat(struct octf_port *p);
 void octf_fw_supervise(struct octf_port *p);
 void octf_fw_up_work(struct work_struct *work);
+void octf_fw_stats_work(struct work_struct *work);
 
 /* octf_stats.c */
 void octf_stats_init(struct octf_port *p);

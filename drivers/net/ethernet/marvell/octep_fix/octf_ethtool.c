@@ -85,6 +85,7 @@ static const char octf_port_stats[][ETH_GSTRING_LEN] = {
 	"fw_restarts",
 	"oq_wmark",
 	"oq_wmark_effective",
+	"fw_rx_fifo_drops",
 };
 
 #define OCTF_PER_QUEUE	(ARRAY_SIZE(octf_iq_stats) + \
@@ -182,6 +183,7 @@ static void octf_get_ethtool_stats(struct net_device *netdev,
 	*data++ = p->fw_restarts;
 	*data++ = p->wmark;
 	*data++ = p->wmark_eff;
+	*data++ = READ_ONCE(p->fw_rx_drops);
 	for (q = 0; q < p->num_queues; q++) {
 		struct octf_qv *qv = p->qv[q];
 

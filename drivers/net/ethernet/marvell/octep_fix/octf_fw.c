@@ -24,6 +24,10 @@
 /* LINK_INFO's body, and the request: {u16 op, 6 bytes pad, body} */
 #define OCTF_LINK_INFO_LEN	24
 #define OCTF_LINK_INFO_REQ	(8 + OCTF_LINK_INFO_LEN)
+/* GET_IF_STATS' rx half: dropped_pkts_fifo_full, the frames the block
+ * refused for want of a host buffer (octep_iface_rx_stats' 7th u64)
+ */
+#define OCTF_IF_RX_DROPS	48
 
 /**
  * octf_fw_ready - has the firmware said it is ready?
@@ -301,6 +305,43 @@ void octf_fw_up_work(struct work_struct *work)
 	    !test_bit(OCTF_FW_LOST, &p->state))
 		octf_fw_port_up(p);
 	mutex_unlock(&p->fw_lock);
+}
+
+/**
+ * octf_fw_stats_work - the firmware's interface statistics
+ * @work: fw_stats_work, queued by the watchdog once a second
+ *
+ * Without RTNL: the request may wait for the firmware.  The frames the
+ * block refused for want of a buffer are counted only there.
+ */
+void octf_fw_stats_work(struct work_struct *work)
+{
+	struct octf_port *p = container_of(work, struct octf_port,
+					   fw_stats_work);
+	u8 rx[OCTF_IF_RX_DROPS + 8];
+	u64 now, refused;
+	int err = -ENODEV;
+
+	/* not while the firmware leaves port-up unanswered: no more waits */
+	mutex_lock(&p->fw_lock);
+	if (!test_bit(OCTF_DOWN, &p->state) &&
+	    !test_bit(OCTF_FW_LOST, &p->state) &&
+	    !test_bit(OCTF_FW_LINK_RETRY, &p->state))
+		err = octf_fw_cmd(p, OCTF_CMD_GET_IF_STATS, NULL, 0, rx,
+				  sizeof(rx));
+	mutex_unlock(&p->fw_lock);
+	if (err)
+		return;
+	now = get_unaligned_le64(rx + OCTF_IF_RX_DROPS);
+	/* what the firmware counted before this driver is not ours; a
+	 * restarted firmware counts from 0 again
+	 */
+	if (!p->fw_drops_seen)
+		p->fw_drops_raw = now;
+	p->fw_drops_seen = true;
+	refused = now >= p->fw_drops_raw ? now - p->fw_drops_raw : now;
+	p->fw_drops_raw = now;
+	WRITE_ONCE(p->fw_rx_drops, p->fw_rx_drops + refused);
 }
 
 /* A firmware that restarted has put the mailbox back to its first state:

@@ -222,7 +222,15 @@ static int octf_poll(struct napi_struct *napi, int budget,
 		work = budget;
 	if (work >= budget)
 		return budget;
-	if (napi_complete_done(napi, work))
+	if (!napi_complete_done(napi, work))
+		return work;
+	/* A ring stopped at a gap waits for the watchdog's tick: its count
+	 * would raise the interrupt again at once, a pass per interrupt
+	 * finding the same gap until the resync.
+	 */
+	if (READ_ONCE(qv->oq.gap_idx) != U32_MAX)
+		writeq(OCTF_CNTS_RESEND, qv->iq.cnts);
+	else
 		octf_irq_rearm(qv);
 	return work;
 }

@@ -390,6 +390,11 @@ static void octf_watchdog(struct work_struct *work)
 			octf_oq_watch(&p->qv[i]->oq);
 		local_bh_enable();
 	}
+	if (++p->wd_ticks >= OCTF_FW_STATS_TICKS) {
+		p->wd_ticks = 0;
+		if (netif_running(p->netdev) && !test_bit(OCTF_DOWN, &p->state))
+			schedule_work(&p->fw_stats_work);
+	}
 	rtnl_unlock();
 out:
 	schedule_delayed_work(&p->watchdog,
@@ -502,6 +507,7 @@ static int octf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_WORK(&p->fw_work, octf_fw_work);
 	INIT_WORK(&p->reset_work, octf_reset_work);
 	INIT_WORK(&p->fw_up_work, octf_fw_up_work);
+	INIT_WORK(&p->fw_stats_work, octf_fw_stats_work);
 	mutex_init(&p->fw_lock);
 
 	err = -EIO;
@@ -621,6 +627,7 @@ static void octf_remove(struct pci_dev *pdev)
 	cancel_delayed_work_sync(&p->watchdog);
 	cancel_work_sync(&p->reset_work);
 	cancel_work_sync(&p->fw_up_work);
+	cancel_work_sync(&p->fw_stats_work);
 	if (!test_bit(OCTF_FW_LOST, &p->state))
 		octf_fw_dev_remove(p);
 	octf_irq_fini(p);
@@ -654,6 +661,7 @@ static void octf_stop_port(struct octf_port *p)
 	rtnl_unlock();
 	cancel_work_sync(&p->reset_work);
 	cancel_work_sync(&p->fw_up_work);
+	cancel_work_sync(&p->fw_stats_work);
 }
 
 static int octf_suspend(struct device *dev)

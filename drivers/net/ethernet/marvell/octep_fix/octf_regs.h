@@ -119,7 +119,7 @@ enum octf_mbox_status {
 enum octf_h2f_cmd {
 	OCTF_CMD_MTU = 1,
 	OCTF_CMD_MAC = 2,
-	OCTF_CMD_GET_IF_STATS = 3,
+	OCTF_CMD_GET_IF_STATS = 3,	/* rx stats (120 B), then tx (144 B) */
 	OCTF_CMD_LINK_STATUS = 6,
 	OCTF_CMD_RX_STATE = 7,
 	OCTF_CMD_LINK_INFO = 8,

@@ -408,9 +408,16 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 
 		len = octf_oq_len(oq, idx);
 		if (unlikely(!len)) {
-			/* a count with no buffer behind it (yet) */
+			/* a count with no buffer behind it (yet); the ring is
+			 * left to the watchdog's ticks, so look now whether
+			 * the block went round it (a lap leaves such gaps)
+			 */
 			nobuf = 1;
 			oq->gap_idx = idx;
+			if (!lapped && readl(oq->cnts) > oq->count) {
+				lapped = 1;
+				octf_oq_check_credit(oq);
+			}
 			break;
 		}
 		data_len = len - (oq->hdr_len - OCTF_RX_HDR);
@@ -541,8 +548,9 @@ next:
  * two ticks.  A ring with credit owed or pages to refill gets a pass even
  * with nothing arriving: that is what brings a starved ring back.  A gap
  * (a count whose buffer reads empty) seen at the same place on two ticks
- * makes the next pass step over it.  The credit check reads the doorbell
- * back in the next pass, where the credit is not moving.
+ * makes the next pass step over it; until then a pass each tick looks
+ * again (the ring's interrupt is left unarmed).  The credit check reads
+ * the doorbell back in the next pass, where the credit is not moving.
  */
 void octf_oq_watch(struct octf_oq *oq)
 {
@@ -561,10 +569,11 @@ void octf_oq_watch(struct octf_oq *oq)
 		oq->unvisited_ticks = 0;
 	}
 	if (READ_ONCE(oq->gap_idx) != U32_MAX) {
+		/* its interrupt is left unarmed: a pass each tick */
+		kick = true;
 		if (++oq->gap_ticks >= 2) {
 			oq->gap_ticks = 0;
 			oq->resync_req = true;
-			kick = true;
 		}
 	} else {
 		oq->gap_ticks = 0;

@@ -79,6 +79,8 @@ void octf_get_stats64(struct net_device *netdev, struct rtnl_link_stats64 *s)
 	s->rx_packets = t.rx_packets;
 	s->rx_bytes = t.rx_bytes;
 	s->rx_dropped = t.rx_dropped + t.rx_alloc_failed;
+	/* refused by the block for want of a buffer: the firmware's count */
+	s->rx_missed_errors = READ_ONCE(p->fw_rx_drops);
 	s->tx_packets = t.tx_packets;
 	s->tx_bytes = t.tx_bytes;
 	s->tx_dropped = t.tx_dropped;

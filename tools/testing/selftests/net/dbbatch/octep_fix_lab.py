@@ -66,11 +66,12 @@ KTAP on stdout; exit 0 when every check passed.
 
 import os
 import re
+import subprocess
 import sys
 import threading
 import time
 
-from lablib import labvm, router, rows  # noqa: E402
+from lablib import labvm, netpoll0, router, rows  # noqa: E402
 import pcierr  # noqa: E402
 from octep import (DEV_REMOVE, FETCH, GET_INFO, MAC, clean,  # noqa: E402
                    counts_agree, counts_text, fw, loop_boot, no_laps,
@@ -89,6 +90,10 @@ LAB_CHECK = [{"stage": 40, "kernels": "each", "label": "octep_fix lab",
              {"stage": 40, "kernels": "each", "label": "octep_fix lab",
               "part": "loop", "minutes": 1.2,
               "args": ["--modules-{k}", "{mods}", "--only", "loop"]}]
+
+
+class RouterNetconsole(router.Router):
+    KMODS = router.Router.KMODS + netpoll0.KMODS
 
 
 OFF = router.Config("octep_fix", "tx_db_batched=0", label="octep_fix off")
@@ -415,6 +420,11 @@ def ring_invariant(r, dev):
     return rings
 
 
+# Passes that may find the gap before the resync steps over it: the one
+# that found it, one a watchdog tick (two ticks), one to spare.
+NOBUF_MAX = 4
+
+
 def resync_checks(t, r):
     """The model passes over RESYNC_SKIP fetched buffers without writing
     them (rx-skip) before the next frame: the driver finds a count and an
@@ -435,13 +445,15 @@ def resync_checks(t, r):
     d = {k: stat_delta(e0, e1, "A", k, "rx")
          for k in ("resyncs", "skipped", "nobuf")}
     d2 = stat_delta(e1, e2, "A", "resyncs", "rx")
-    t.check("a gap of %d buffers the block passed over: passes find a "
-            "count and no buffer (rx nobuf moves), then the driver steps "
-            "over the gap once (rx resyncs +1, skipped +%d, the model's "
-            "rx_skipped), the step lossless and in order"
-            % (RESYNC_SKIP, RESYNC_SKIP),
+    t.check("a gap of %d buffers the block passed over: a pass finds a "
+            "count and no buffer, and until the watchdog's resync only its "
+            "ticks look again (rx nobuf +1 to +%d, not a pass per "
+            "interrupt), then the driver steps over the gap once (rx "
+            "resyncs +1, skipped +%d, the model's rx_skipped), the step "
+            "lossless and in order" % (RESYNC_SKIP, NOBUF_MAX, RESYNC_SKIP),
             skipped == RESYNC_SKIP and d["skipped"] == skipped and
-            d["resyncs"] == 1 and d["nobuf"] >= 1 and counts_agree(row),
+            d["resyncs"] == 1 and 1 <= d["nobuf"] <= NOBUF_MAX and
+            counts_agree(row),
             "model rx_skipped +%d; driver %s; %s"
             % (skipped, d, counts_text(row)))
     t.check("after the resync: every ring keeps read == refill + to_refill "
@@ -451,6 +463,70 @@ def resync_checks(t, r):
             counts_agree(row2),
             "resyncs +%d; %s\n%s" % (d2, counts_text(row2),
                                      "\n".join(x for _, _, x in rings)))
+
+
+def lost_irq_checks(t, r):
+    """One output interrupt of port A lost (the model's irq-lose 1): the
+    frames wait in the ring, disarmed, until the watchdog finds a count
+    that no pass entered for two ticks; it counts one stall and schedules
+    the pass, which takes them and arms the interrupt again."""
+    e0, tr0 = r.ethtool_stats(), r.truth()
+    r.qom_set("nicA", "irq-lose", 1)
+    row = r.step(ON, "stack", LOW_RATE, 20, flows=1)
+    e1, tr1 = r.ethtool_stats(), r.truth()
+    lost = sum(tr1["A"]["irqs_lost"]) - sum(tr0["A"]["irqs_lost"])
+    stalls = stat_delta(e0, e1, "A", "watchdog_stalls", "rx")
+    t.check("an output interrupt lost (model irq-lose 1, irqs_lost +1): "
+            "the watchdog counts one stall (rx watchdog_stalls +1) and its "
+            "pass takes the frames: the step lossless and in order",
+            lost == 1 and stalls == 1 and counts_agree(row) and
+            row["reordered"] == 0,
+            "model irqs_lost +%d, watchdog_stalls +%d; %s"
+            % (lost, stalls, counts_text(row)))
+
+
+def tx_hold_checks(t, r, frames=1800):
+    """Port B's block fetches no instruction for a while (the model's
+    tx-hold) under one forwarded flow: the flow's input ring fills, its
+    queue stops and the stack queues the rest; released, the block sends
+    everything, the completions wake the queue once (tx restarts +1) and
+    the queued frames follow.  BQL would stop the queue long before the
+    ring fills (no completion comes): its floor is raised above a ring
+    of frames for the check, as a link of large frames would."""
+    r.guest("for q in /sys/class/net/%s/queues/tx-*/byte_queue_limits; do "
+            "echo 100000000 >$q/limit_min; done\n" % r.ifb)
+    # BQL takes a new floor at its next completion: the flow's
+    r.step(ON, "stack", LOW_RATE, 200, flows=1)
+    e0, tr0 = r.ethtool_stats(), r.truth()
+    r.qom_set("nicB", "tx-hold", True)
+    gen = subprocess.Popen(
+        r.gen_cmd(1, r.a.size) + ["--steps", str(LOW_RATE), "--count",
+                                  str(frames)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    gen.wait()
+    time.sleep(0.3)
+    trh = r.truth()
+    r.qom_set("nicB", "tx-hold", False)
+    time.sleep(1.5)
+    r.guest("for q in /sys/class/net/%s/queues/tx-*/byte_queue_limits; do "
+            "echo 0 >$q/limit_min; done\n" % r.ifb)
+    e1, tr1 = r.ethtool_stats(), r.truth()
+    held = [a - b for a, b in zip(trh["B"]["in_instr"], tr0["B"]["in_instr"])]
+    fetched = [a - b for a, b in zip(tr1["B"]["in_instr"],
+                                     trh["B"]["in_instr"])]
+    sent = sum(tr1["B"]["tx_frames"]) - sum(tr0["B"]["tx_frames"])
+    restarts = stat_delta(e0, e1, "B", "restarts", "tx")
+    timeouts = e1["B"].get("tx_timeouts", 0) - e0["B"].get("tx_timeouts", 0)
+    t.check("port B's block holding its input rings (model tx-hold) under "
+            "%d forwarded frames of one flow: nothing fetched while held, "
+            "the flow's ring fills and its queue stops; released, the "
+            "queue is woken once (tx restarts +1) and every frame leaves, "
+            "no transmit timeout" % frames,
+            sum(held) == 0 and restarts == 1 and sent >= frames and
+            timeouts == 0,
+            "instructions fetched while held %s, after (the ring, then "
+            "what the stack queued) %s; B sent %d; tx restarts +%d, "
+            "tx_timeouts +%d" % (held, fetched, sent, restarts, timeouts))
 
 
 def starve_checks(t, r):
@@ -498,9 +574,30 @@ def wmark_0x400(t, r):
     ring_checks(t, r, 0x400, "0x400")
 
 
+def refusal_checks(t, r, what, e0, tr0):
+    """Since E0/TR0: the frames port A's block refused for want of a
+    buffer (the model's rx_refused) are what the firmware's interface
+    statistics gave the driver: ethtool -S fw_rx_fifo_drops, and the
+    kernel's rx_missed_errors the same total."""
+    time.sleep(1.5)     # fw_stats_work reads the firmware once a second
+    e1, tr1 = r.ethtool_stats(), r.truth()
+    _, out = r.guest("cat /sys/class/net/%s/statistics/rx_missed_errors\n"
+                     % r.ifa, check=False)
+    refused = sum(tr1["A"]["rx_refused"]) - sum(tr0["A"]["rx_refused"])
+    drops = e1["A"]["fw_rx_fifo_drops"] - e0["A"]["fw_rx_fifo_drops"]
+    total = e1["A"]["fw_rx_fifo_drops"]
+    t.check("%s: the %d frames the block refused reach ethtool -S "
+            "fw_rx_fifo_drops (the firmware's count) and rx_missed_errors"
+            % (what, refused),
+            refused > 0 and drops == refused and out.strip() == str(total),
+            "model rx_refused +%d; fw_rx_fifo_drops +%d (total %d); "
+            "rx_missed_errors %s" % (refused, drops, total, out.strip()))
+
+
 def mismatch_low(t, r):
     """Driver 0x100 on 0x400 firmware: the block stops 0x300 early."""
     rc, out = set_wmark(r, r.ifa, 0x100)
+    e0, tr0 = r.ethtool_stats(), r.truth()
     f = full_ring(t, r, "driver 0x100 on 0x400 firmware", 0x400, 0x100)
     if not f:
         return
@@ -509,6 +606,7 @@ def mismatch_low(t, r):
                "refused, nothing reordered, no lap" % (RING - 0x300),
                rc == 0 and f["ok"] and lost_only_refused(f["row"]) and
                f["row"]["reordered"] == 0 and f["lapped"] == 0, f["text"])
+    refusal_checks(t, r, "driver 0x100 on 0x400 firmware", e0, tr0)
 
 
 def mismatch_high(t, r):
@@ -1181,9 +1279,9 @@ def router_boot(t, short, a):
     # and counted (dma_errors), not a corruption of the guest.
     ra = router_opts(short, a, out, modules=a.mods[short], viommu=True)
     cfgs = [OFF, ON, UP]
-    r = router.Router(ra, cfgs, router.our_modules(ra, cfgs),
-                      files={"/usr/sbin/nic-switch.sh": os.path.join(
-                          labvm.REPO, "tools", "lab", "nic-switch.sh")})
+    r = RouterNetconsole(ra, cfgs, router.our_modules(ra, cfgs),
+                         files={"/usr/sbin/nic-switch.sh": os.path.join(
+                             labvm.REPO, "tools", "lab", "nic-switch.sh")})
     with router.booted(t, r, "router boot"):
         bad_params(t, r)
         probe_checks(t, r, r.load(ON))
@@ -1193,7 +1291,12 @@ def router_boot(t, short, a):
         quiesce_page_test(t, r)
         resync_checks(t, r)
         refill_alloc_fails(t, r)
+        lost_irq_checks(t, r)
+        tx_hold_checks(t, r)
+        e0, tr0 = r.ethtool_stats(), r.truth()
         starve_checks(t, r)
+        refusal_checks(t, r, "starved (ceiling under the watermark)", e0,
+                       tr0)
         no_laps(t, r, "0x100, holds and starve")
         dma_checks(t, r, "0x100, holds and starve")
         bound_checks(t, r)
@@ -1207,6 +1310,7 @@ def router_boot(t, short, a):
         link_settings_checks(t, r)
         channel_checks(t, r)
         xdp_action_checks(t, r)
+        netpoll0.check(t, r, "octep_fix", "octf_napi_poll")
         suspend_checks(t, r)
         heartbeat_checks(t, r)
         firmware_checks(t, r)
