@@ -17,10 +17,11 @@ two netconsole targets on A send kernel messages.  BQL's limit on A's
 transmit queues is held at 0, so the first target's copy of a message
 stops its queue, and netconsole sends the second copy at once with IRQs
 still off: netpoll finds the queue stopped and polls A's NAPI contexts
-at budget 0 (__netpoll_send_skb) until the first copy is reclaimed.  The function tracer records
-the driver's poll (POLL_FN), xdp_return_frame and xdp_return_frame_bulk,
-each with its IRQs-off flag: a poll with IRQs off is netpoll's, and an
-XDP frame returned with IRQs off came from it.
+at budget 0 (__netpoll_send_skb) until the first copy is reclaimed.
+The function tracer records the driver's poll (POLL_FN),
+xdp_return_frame and xdp_return_frame_bulk, each with its IRQs-off
+flag: a poll with IRQs off is netpoll's, and an XDP frame returned with
+IRQs off came from it.
 
 res: {"polls_irqs_off", "returns", "returns_irqs_off", "bounced"}:
 polls and XDP returns counted by the tracer, bounced the frames model A

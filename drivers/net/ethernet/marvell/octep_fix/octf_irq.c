@@ -197,11 +197,16 @@ void octf_irq_free(struct octf_port *p)
 	}
 }
 
-/* Arm the ring's vector again: the block raises it now if work waits. */
+/* Arm the ring's vector again: the block raises it now if work waits.
+ * An output ring stopped at a gap stays unarmed: its count would raise
+ * it at once, a pass per interrupt finding the same gap; the watchdog's
+ * tick looks again until the resync.
+ */
 void octf_irq_rearm(struct octf_qv *qv)
 {
 	writeq(OCTF_CNTS_RESEND, qv->iq.cnts);
-	writeq(OCTF_CNTS_RESEND, qv->oq.cnts);
+	if (READ_ONCE(qv->oq.gap_idx) == U32_MAX)
+		writeq(OCTF_CNTS_RESEND, qv->oq.cnts);
 }
 
 /* One NAPI pass: transmit completions, then receive; the first frame
@@ -222,15 +227,7 @@ static int octf_poll(struct napi_struct *napi, int budget,
 		work = budget;
 	if (work >= budget)
 		return budget;
-	if (!napi_complete_done(napi, work))
-		return work;
-	/* A ring stopped at a gap waits for the watchdog's tick: its count
-	 * would raise the interrupt again at once, a pass per interrupt
-	 * finding the same gap until the resync.
-	 */
-	if (READ_ONCE(qv->oq.gap_idx) != U32_MAX)
-		writeq(OCTF_CNTS_RESEND, qv->iq.cnts);
-	else
+	if (napi_complete_done(napi, work))
 		octf_irq_rearm(qv);
 	return work;
 }
