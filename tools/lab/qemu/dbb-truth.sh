@@ -30,7 +30,8 @@ out_dbell_writes out_dbell_noop_writes credit_granted credit_fetched
 credit_now fetches buffers_fetched rx_frames rx_bytes rx_buffers rx_refused
 laps overwritten_unread irqs fw_requests heartbeats fw_notifications
 rx_off_drops guest_errors dma_errors outstanding_max reg_reads irq_reg_writes
-other_reg_writes rx_skipped desc_changed irqs_lost"
+other_reg_writes rx_skipped desc_changed irqs_lost
+rx_uncounted"
 MAGIC=1413628484            # "DBBT" as a little-endian 32-bit word
 SEL_FROM_SNAP=$((1 << 29))
 SEL_SNAPSHOT=$((1 << 30))

@@ -73,6 +73,7 @@ static const char *const dbb_ogt_names[DBB_OGT_NUM] = {
     [DBB_OGT_RX_SKIPPED] = "rx_skipped",
     [DBB_OGT_DESC_CHANGED] = "desc_changed",
     [DBB_OGT_IRQS_LOST] = "irqs_lost",
+    [DBB_OGT_RX_UNCOUNTED] = "rx_uncounted",
 };
 
 static unsigned dbb_ogt_width(void *opaque, unsigned id)
@@ -573,6 +574,13 @@ static void dbb_octep_instance_init(Object *obj)
      * message), as an MSI-X write that never arrives.  Counts down.
      */
     object_property_add_uint32_ptr(obj, "irq-lose", &s->irq_lose,
+                                   OBJ_PROP_FLAG_READWRITE);
+    /*
+     * A fault: this many frames are written to their buffers but never
+     * added to OUT_CNTS (nor interrupt): buffers written, a count of
+     * nothing.  Counts down.
+     */
+    object_property_add_uint32_ptr(obj, "cnts-lose", &s->cnts_lose,
                                    OBJ_PROP_FLAG_READWRITE);
 }
 

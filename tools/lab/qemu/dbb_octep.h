@@ -129,6 +129,7 @@ enum {
     DBB_OGT_RX_SKIPPED,             /* ring: buffers passed over (rx-skip) */
     DBB_OGT_DESC_CHANGED,           /* ring: descriptor rewritten after fetch */
     DBB_OGT_IRQS_LOST,              /* ring: interrupts lost (irq-lose) */
+    DBB_OGT_RX_UNCOUNTED,           /* ring: frames written, not counted */
     DBB_OGT_NUM
 };
 #define DBB_OGT_MAX_INDEX           DBB_OCTEP_MAX_VECTORS
@@ -192,6 +193,7 @@ struct DbbOctepState {
     bool rx_spread;             /* IP flows hashed over the rings */
     uint32_t rx_skip;           /* buffers to pass over before a frame */
     uint32_t irq_lose;          /* output interrupts to lose */
+    uint32_t cnts_lose;         /* frames to write without counting */
     bool tx_hold;               /* input rings not fetched from */
 
     uint64_t ring_regs[DBB_OCTEP_MAX_RINGS][DBB_RING_REGS / 8];

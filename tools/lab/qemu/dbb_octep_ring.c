@@ -506,11 +506,17 @@ static void dbb_octep_rx_write(DbbOctepState *s, int q, const uint8_t *buf,
         return;         /* buffers spent, no packet counted */
     }
     r->seq_written++;
+    dbb_octep_gt_add(s, DBB_OGT_RX_FRAMES, q, 1);
+    dbb_octep_gt_add(s, DBB_OGT_RX_BYTES, q, size);
+    if (s->cnts_lose) {
+        /* written, never counted: nothing for the host to acknowledge */
+        s->cnts_lose--;
+        dbb_octep_gt_add(s, DBB_OGT_RX_UNCOUNTED, q, 1);
+        return;
+    }
     r->out_cnts++;
     *dbb_octep_rreg(s, q, R_OUT_PKT_CNT) += 1;
     *dbb_octep_rreg(s, q, R_OUT_BYTE_CNT) += size;
-    dbb_octep_gt_add(s, DBB_OGT_RX_FRAMES, q, 1);
-    dbb_octep_gt_add(s, DBB_OGT_RX_BYTES, q, size);
     dbb_octep_out_irq(s, q, false);
 }
 

@@ -82,7 +82,8 @@ GT = ["in_dbell_writes", "in_dbell_noop_writes", "in_instr", "tx_frames",
       "rx_refused", "laps", "overwritten_unread", "irqs", "fw_requests",
       "heartbeats", "fw_notifications", "rx_off_drops", "guest_errors",
       "dma_errors", "outstanding_max", "reg_reads", "irq_reg_writes",
-      "other_reg_writes", "rx_skipped", "desc_changed", "irqs_lost"]
+      "other_reg_writes", "rx_skipped", "desc_changed", "irqs_lost",
+      "rx_uncounted"]
 
 # Guest RAM layout
 IQ_RING = 0x100000                  # 64-byte instructions
@@ -693,6 +694,37 @@ def t_rx_irq_lose(d):
     expect(not d.msix_fired(16), "raised again though disarmed")
     d.w64(ring_reg(0, OUT_CNTS), RESEND)
     expect(d.msix_fired(16), "RESEND with 2 pending did not raise")
+
+
+def t_rx_cnts_lose(d):
+    """cnts-lose 2: two frames written to buffers 0 and 1 but never added
+    to OUT_CNTS nor signalled (rx_uncounted), the third counted alone."""
+    d.oq_setup(0, size=64, credit=1024 + 64, levels=INT_ENA | 1)
+    for i in range(4):
+        d.q.mem_write(OQ_BUF + i * d.bsize, bytes(8))
+    d.clear_msix()
+    d.gt_reset()
+    d.qom_set("cnts-lose", 2)
+    f = rx_frame(100, 0x3C)
+    d.send_frames(2, f)
+    gt = d.truth()
+    ln = [struct.unpack(">Q", d.oq_buf(i, 8))[0] for i in range(4)]
+    expect(ln == [len(f), len(f), 0, 0] and
+           d.rr(0, OUT_CNTS) & 0xFFFFFFFF == 0 and not d.msix_fired(16) and
+           gt["rx_uncounted"][0] == 2 and gt["rx_frames"][0] == 2,
+           "length words %s, OUT_CNTS %d, vector 16 %s, rx_uncounted %d, "
+           "rx_frames %d" % (ln, d.rr(0, OUT_CNTS) & 0xFFFFFFFF,
+                             d.msix_fired(16), gt["rx_uncounted"][0],
+                             gt["rx_frames"][0]))
+    d.send_frames(1, f)
+    gt = d.truth()
+    left = d.q.qmp_cmd("qom-get", path="/machine/peripheral/nic0",
+                       property="cnts-lose")
+    expect(d.rr(0, OUT_CNTS) & 0xFFFFFFFF == 1 and d.msix_fired(16) and
+           gt["rx_uncounted"][0] == 2 and left == 0 and
+           struct.unpack(">Q", d.oq_buf(2, 8))[0] == len(f),
+           "after a third frame: OUT_CNTS %d, rx_uncounted %d, left %s"
+           % (d.rr(0, OUT_CNTS) & 0xFFFFFFFF, gt["rx_uncounted"][0], left))
 
 
 def t_tx_hold(d):
@@ -1713,6 +1745,8 @@ def run_main(tap, d):
              t_rx_credit_reads_back),
             ("RX: irq-lose loses the next output interrupt (irqs_lost), "
              "the count waits, RESEND raises it", t_rx_irq_lose),
+            ("RX: cnts-lose writes frames OUT_CNTS never counts "
+             "(rx_uncounted), no interrupt for them", t_rx_cnts_lose),
             ("TX: tx-hold fetches nothing while set, every announced "
              "instruction in order once released", t_tx_hold),
             ("RX: a frame longer than a buffer continues in the next",
