@@ -5,7 +5,11 @@
  * ceiling changes on the block model of octf_sim.h.  Invariants: the
  * outstanding credit never exceeds ring + wmark - 16, the accounting
  * matches the block's (doorbell + fetched + unread + taken-not-returned),
- * and with matching watermarks the ring never laps.
+ * and with matching watermarks the ring never laps.  Beside it, the
+ * watch for a firmware watermark above the driver's (octf_low_read(),
+ * octf_low_tick()): a watchdog tick every 4 operations, an interval
+ * every 4 ticks; at matching watermarks it never says too low, and what
+ * it says is never under the driver's watermark plus a fetch.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	static const u32 rings[] = { 64, 128, 256, 512, 1024, 2048 };
 	struct octf_sim s;
 	u32 ring, wmark, fw, grant, lowered = 0;
+	struct octf_low_watch w = { 0 };
+	u32 least = OCTF_DBELL_NONE, verdict, budget;
+	bool left = false, passed = false, spoiled = false;
+	u64 seen = 0;
 	size_t i;
 
 	if (len < 3)
@@ -45,12 +53,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 				octf_sim_frame(&s);
 			break;
 		case 2:
-			octf_sim_pass(&s, 1 + arg * 4, (op & 1) ? 0 : 1 + arg * 4);
+			budget = 1 + arg * 4;
+			if (octf_low_read(s.unread, left, ring, budget) &&
+			    s.dbell < least)
+				least = (u32)s.dbell;
+			left = s.unread > budget;
+			octf_sim_pass(&s, budget, (op & 1) ? 0 : budget);
+			passed = true;
+			/* short of pages: the ring is full before a busy pass */
+			if (s.pending_refill || s.c.owed)
+				spoiled = true;
 			break;
 		case 3:
 			lowered = (op & 1) ? 0 : arg * OCTF_FETCH;
 			octf_credit_set_ceiling(&s.c, lowered);
 			break;
+		}
+		if (i % 4 == 0) {
+			/* the watchdog: frames and no pass, credit held back */
+			if ((!passed && s.unread) || s.pending_refill ||
+			    s.c.owed || lowered)
+				spoiled = true;
+			passed = false;
+		}
+		if (i % 16 == 0) {
+			verdict = octf_low_tick(&w, s.refused - seen, least,
+						spoiled, wmark);
+			check(!verdict || verdict >= wmark + OCTF_FETCH);
+			check(fw != wmark || !verdict);
+			seen = s.refused;
+			least = OCTF_DBELL_NONE;
+			/* still short: the driver's pass repolls, and says so */
+			spoiled = s.pending_refill || s.c.owed || lowered;
 		}
 		check(s.c.outstanding <= grant);
 		check(s.c.ceiling <= grant);

@@ -164,6 +164,112 @@ static void mismatch(void)
  * least; from the stock default that is at most 15 restarts even when
  * every over-grant is seen early (the block one fetch past the ring).
  */
+/* The watch over time, one step a millisecond: @rate frames arrive a
+ * step; the host's pass (budget @budget) runs each step unless held, and
+ * reads the doorbell at its start when octf_low_read() says; a watchdog
+ * tick every 100 steps (a ring with frames and no pass since spoils the
+ * interval), the firmware's count every 10 ticks.  Held from @hold_at
+ * for @hold steps, and every @every steps after that; with @quiesce the
+ * hold stops the watchdog too (the driver's quiesce holds RTNL).  With
+ * @bursts, 300 frames more arrive every 250 steps (busy passes that read
+ * the doorbell high before a hold).  Return: the first verdict, 0 if none.
+ */
+static u32 watch_run(u32 wmark, u32 fw, u32 rate, u32 budget, u32 hold_at,
+		     u32 hold, u32 every, u32 steps, u32 phase, bool quiesce,
+		     bool bursts)
+{
+	struct octf_low_watch w = { 0 };
+	struct octf_sim s;
+	u32 t, k, ticks = phase % 10, least = OCTF_DBELL_NONE, verdict = 0;
+	bool spoiled = false, passed = false, left = false;
+	u64 seen = 0;
+
+	octf_sim_start(&s, 1024, wmark, fw);
+	hold_at += phase * 25;
+	for (t = 0; t < steps && !verdict; t++) {
+		u32 h = t >= hold_at ? (t - hold_at) % (every ? every : steps) : 0;
+		bool held = t >= hold_at && h < hold;
+
+		for (k = 0; k < rate + (bursts && t % 250 == 0 ? 300 : 0); k++)
+			octf_sim_frame(&s);
+		if (!held) {
+			u32 n = s.unread;
+
+			if (octf_low_read(n, left, s.c.ring, budget) &&
+			    s.dbell < least)
+				least = (u32)s.dbell;
+			left = n > budget;
+			octf_sim_pass(&s, budget, budget);
+			passed = true;
+		}
+		if (t % 100 != 99 || (held && quiesce))
+			continue;
+		if (!passed && s.unread)
+			spoiled = true;
+		passed = false;
+		if (++ticks % 10)
+			continue;
+		verdict = octf_low_tick(&w, s.refused - seen, least, spoiled,
+					wmark);
+		seen = s.refused;
+		least = OCTF_DBELL_NONE;
+		spoiled = false;
+	}
+	return verdict;
+}
+
+/* A firmware watermark above the driver's is told by the first pass
+ * after a refusal, and the right one never is: holds shorter and longer
+ * than an interval, at every phase of the firmware's count, and a host
+ * that cannot keep up at all.
+ */
+static void too_low_seen(void)
+{
+	static const u32 holds[] = { 100, 700, 1500, 2600 };
+	unsigned int i, ph, q;
+
+	EXPECT(octf_credit_too_low(30000, 0x3F0, 0x100) == 0x400);
+	EXPECT(octf_credit_too_low(0, 0x3F0, 0x100) == 0);
+	EXPECT(octf_credit_too_low(5, OCTF_DBELL_NONE, 0x100) == 0);
+	EXPECT(octf_credit_too_low(5, 0xFF, 0x100) == 0);
+	EXPECT(octf_credit_too_low(5, 0x100, 0x100) == 0x110);
+	EXPECT(!octf_low_read(63, false, 1024, 64));
+	EXPECT(octf_low_read(64, false, 1024, 64));
+	EXPECT(octf_low_read(1, true, 1024, 64));
+	EXPECT(octf_low_read(32, false, 64, 64));
+	for (q = 0; q < 4; q++) {
+		for (i = 0; i < sizeof(holds) / sizeof(holds[0]); i++) {
+			for (ph = 0; ph < 40; ph++) {
+				u32 hd = holds[i];
+
+				/* the right watermark: holds every 4 s */
+				EXPECT(!watch_run(0x100, 0x100, 20, 64, 500, hd,
+						  4000, 20000, ph, q & 1, q >> 1));
+				EXPECT(!watch_run(0x400, 0x400, 20, 64, 500, hd,
+						  4000, 20000, ph, q & 1, q >> 1));
+				/* 0x100 on a 0x400 image: any hold filling
+				 * the ring, as the driver quiesces it
+				 */
+				if (q & 1)
+					EXPECT(watch_run(0x100, 0x400, 20, 64,
+							 500, hd, 4000, 20000,
+							 ph, true, q >> 1) ==
+					       0x400);
+			}
+		}
+	}
+	/* a host that keeps up: no refusal, nothing to say either way */
+	EXPECT(!watch_run(0x100, 0x400, 20, 64, 0, 0, 0, 10000, 0, false,
+			  false));
+	/* one that cannot: 30 a ms against 20 taken */
+	EXPECT(!watch_run(0x100, 0x100, 30, 20, 0, 0, 0, 10000, 0, false,
+			  false));
+	EXPECT(watch_run(0x100, 0x400, 30, 20, 0, 0, 0, 10000, 0, false,
+			 false) == 0x400);
+	EXPECT(watch_run(0x100, 0x110, 30, 20, 0, 0, 0, 10000, 0, false,
+			 false) == 0x110);
+}
+
 static void fallback_converges(void)
 {
 	static const u32 fw[] = { 16, 0x40, 0x50, 0xC0, 0x100, 0x400 };
@@ -240,6 +346,8 @@ int main(void)
 	tap_run("credit: watermark mismatch both ways", mismatch);
 	tap_run("credit: every over-grant seen lowers the watermark, a firmware far below reached in a few restarts",
 		fallback_converges);
+	tap_run("credit: a firmware watermark above the driver's is told by the first pass after a refusal, the right one never",
+		too_low_seen);
 	tap_run("credit: starved ring comes back", starved_ring);
 	return tap_done();
 }

@@ -201,6 +201,7 @@ struct octf_oq_stats {
 	u64 nobuf;		/* passes that found a count and no buffer */
 	u64 resyncs;		/* read index stepped over a gap */
 	u64 skipped;		/* buffers so stepped over */
+	u64 uncounted;		/* frames written that OUT_CNTS never said */
 	u64 alloc_failed;
 	u64 dropped;		/* bad lengths, too many fragments */
 	u64 xdp_drop;
@@ -242,8 +243,14 @@ struct octf_oq {
 	bool check_req;		/* ... to read the credit back */
 	u32 gap_idx;
 	u8 gap_ticks;
+	bool peek_req;		/* ... to look for frames the count missed */
+	u32 peek_idx;		/* a written buffer seen there, count 0 */
+	u32 unacked;		/* of pending, frames OUT_CNTS never counted */
+	u32 took;		/* passes that took frames (the watchdog's) */
+	u32 wd_took;		/* took at the watchdog's last look */
 	u32 in_device_max;	/* most buffers the block held (read-back) */
 	u32 credit_now;		/* the doorbell as last read back */
+	u32 dbell_least;	/* least read at a pass start (low watch) */
 	struct page_pool *pp;
 	struct octf_port *port;
 	struct octf_qv *qv;
@@ -354,6 +361,18 @@ struct octf_port {
 	u64 fw_drops_raw;	/* the firmware's count as last read */
 	bool fw_drops_seen;	/* fw_drops_raw is a baseline */
 	u64 fw_rx_drops;	/* its increases, over firmware restarts */
+	/* A firmware watermark above wmark_eff: the refusals above, judged
+	 * by the doorbell busy passes read at their start (octf_credit.h)
+	 */
+	struct octf_low_watch low;	/* fw_stats_work's */
+	bool low_spoiled;	/* the watchdog: this interval is not judged */
+	u32 low_least;		/* the watchdog: least of the rings' reads */
+	u32 wmark_low_said;	/* the watermark the warning was given for */
+	/* the last interval with refusals as it was judged (debugfs) */
+	u64 low_judged_refused;
+	u32 low_judged_least;
+	u8 low_judged_spoiled;	/* 1: it, 2: the next */
+	u64 wmark_low;		/* intervals judged too low */
 
 	struct octf_test test;
 	struct dentry *debugfs;

@@ -229,4 +229,95 @@ static inline u32 octf_credit_next_wmark(u32 cur, u32 dbell)
 	return next;
 }
 
+/* A doorbell not read back (the least of no reads). */
+#define OCTF_DBELL_NONE		0xFFFFFFFFU
+
+/**
+ * octf_credit_too_low - is the firmware's watermark above the driver's?
+ * @refused: frames the block refused for want of a buffer
+ * @least: the least doorbell a pass read at its start, before giving
+ *	credit, from the refusals' interval until a pass read after it
+ * @wmark: the watermark the rings are granted for
+ *
+ * The block refuses a frame only when it holds no fetched buffer and the
+ * doorbell reads under its watermark; the doorbell rises only when the
+ * host gives credit, at the end of a pass.  So the first pass after a
+ * refusal reads it under the firmware's watermark: under @wmark when the
+ * two agree (a full ring), at least @wmark when the firmware's is higher
+ * (a ring that uses only ring - (its - @wmark) of its buffers).
+ *
+ * Return: the least watermark the firmware can have (a fetch above
+ * @least rounded down; exact when the block had drained the doorbell),
+ * or 0 when nothing says it is above @wmark.
+ */
+static inline u32 octf_credit_too_low(u64 refused, u32 least, u32 wmark)
+{
+	if (!refused || least == OCTF_DBELL_NONE || least < wmark)
+		return 0;
+	return (least / OCTF_FETCH) * OCTF_FETCH + OCTF_FETCH;
+}
+
+/**
+ * octf_low_read - should a pass read the doorbell back at its start?
+ * @pending: frames the pass starts with (a count just read, or left over)
+ * @left_over: they were left by a pass that ran out of budget
+ * @ring: the ring's buffers
+ * @budget: the pass's budget
+ *
+ * The first pass after a refusal at the right watermark starts at a full
+ * ring (R - 15 frames or more) or behind a pass that ran out of budget:
+ * it always reads.  A read costs a pass of a full budget's frames one
+ * MMIO read; a lightly loaded ring never reads.
+ */
+static inline bool octf_low_read(u32 pending, bool left_over, u32 ring,
+				 u32 budget)
+{
+	return left_over || pending >= (budget < ring / 2 ? budget : ring / 2);
+}
+
+/**
+ * struct octf_low_watch - the previous interval, waiting for its verdict
+ * @refused: the block's refusals over it
+ * @least: the least doorbell a pass read over it (OCTF_DBELL_NONE: none)
+ * @spoiled: it cannot be judged
+ */
+struct octf_low_watch {
+	u64 refused;
+	u32 least;
+	bool spoiled;
+};
+
+/**
+ * octf_low_tick - judge the previous interval's refusals
+ * @w: the state
+ * @refused: refusals the firmware counted over this interval
+ * @least: the least doorbell a pass read at its start over this interval
+ * @spoiled: this interval cannot be judged: the rings restarted, or a
+ *	ring with frames waiting had no pass for a watchdog tick (the pass
+ *	after its refusal may not come within the next interval)
+ * @wmark: the watermark the rings are granted for
+ *
+ * An interval is ten watchdog ticks; a hold that stops the watchdog stops
+ * them too.  The pass after a refusal comes in the refusal's interval or
+ * in the next, or the ring sat with frames waiting and no pass for a
+ * tick: so the refusals of an interval are judged with the reads of it
+ * and of the next.
+ *
+ * Return: octf_credit_too_low() of the previous interval's refusals.
+ */
+static inline u32 octf_low_tick(struct octf_low_watch *w, u64 refused,
+				u32 least, bool spoiled, u32 wmark)
+{
+	u32 verdict = 0;
+
+	if (w->refused && !w->spoiled && !spoiled)
+		verdict = octf_credit_too_low(w->refused,
+					      least < w->least ? least : w->least,
+					      wmark);
+	w->refused = refused;
+	w->least = least;
+	w->spoiled = spoiled;
+	return verdict;
+}
+
 #endif /* _OCTF_CREDIT_H */

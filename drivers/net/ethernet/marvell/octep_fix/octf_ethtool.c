@@ -55,6 +55,7 @@ static const struct octf_stat octf_oq_stats[] = {
 	OCTF_OQ_STAT("nobuf", nobuf),
 	OCTF_OQ_STAT("resyncs", resyncs),
 	OCTF_OQ_STAT("skipped", skipped),
+	OCTF_OQ_STAT("uncounted", uncounted),
 	OCTF_OQ_STAT("alloc_failed", alloc_failed),
 	OCTF_OQ_STAT("dropped", dropped),
 	OCTF_OQ_STAT("xdp_drop", xdp_drop),
@@ -86,6 +87,7 @@ static const char octf_port_stats[][ETH_GSTRING_LEN] = {
 	"oq_wmark",
 	"oq_wmark_effective",
 	"fw_rx_fifo_drops",
+	"oq_wmark_low",
 };
 
 #define OCTF_PER_QUEUE	(ARRAY_SIZE(octf_iq_stats) + \
@@ -184,6 +186,7 @@ static void octf_get_ethtool_stats(struct net_device *netdev,
 	*data++ = p->wmark;
 	*data++ = p->wmark_eff;
 	*data++ = READ_ONCE(p->fw_rx_drops);
+	*data++ = READ_ONCE(p->wmark_low);
 	for (q = 0; q < p->num_queues; q++) {
 		struct octf_qv *qv = p->qv[q];
 

@@ -307,12 +307,30 @@ void octf_fw_up_work(struct work_struct *work)
 	mutex_unlock(&p->fw_lock);
 }
 
+/* The refusals say the firmware's watermark is above the rings' grant
+ * (octf_low_tick()): counted each time, said once per setting.
+ */
+static void octf_fw_wmark_low(struct octf_port *p, u32 wmark, u32 fw)
+{
+	u32 ring = p->oq_count;
+
+	WRITE_ONCE(p->wmark_low, p->wmark_low + 1);
+	if (p->wmark_low_said == wmark)
+		return;
+	p->wmark_low_said = wmark;
+	netdev_warn(p->netdev, "the SDP block refused frames while its output rings' doorbells read %#x or more: the firmware's output watermark is at least %#x, above oq_wmark %#x, so a ring of %u buffers uses only about %u. Set oq_wmark to the firmware's watermark (module parameter oq_wmark=%#x, or the image's own value)\n",
+		    fw - OCTF_FETCH, fw, wmark, ring,
+		    ring > fw - wmark ? ring - (fw - wmark) : 0, fw);
+}
+
 /**
  * octf_fw_stats_work - the firmware's interface statistics
  * @work: fw_stats_work, queued by the watchdog once a second
  *
  * Without RTNL: the request may wait for the firmware.  The frames the
- * block refused for want of a buffer are counted only there.
+ * block refused for want of a buffer are counted only there; with the
+ * doorbells the passes read after them (the watchdog collects them) they
+ * tell a firmware watermark above the driver's.
  */
 void octf_fw_stats_work(struct work_struct *work)
 {
@@ -321,6 +339,8 @@ void octf_fw_stats_work(struct work_struct *work)
 	u8 rx[OCTF_IF_RX_DROPS + 8];
 	u64 now, refused;
 	int err = -ENODEV;
+	u32 wmark, fw, least;
+	bool spoiled;
 
 	/* not while the firmware leaves port-up unanswered: no more waits */
 	mutex_lock(&p->fw_lock);
@@ -342,6 +362,18 @@ void octf_fw_stats_work(struct work_struct *work)
 	refused = now >= p->fw_drops_raw ? now - p->fw_drops_raw : now;
 	p->fw_drops_raw = now;
 	WRITE_ONCE(p->fw_rx_drops, p->fw_rx_drops + refused);
+
+	wmark = READ_ONCE(p->wmark_eff);
+	least = xchg(&p->low_least, OCTF_DBELL_NONE);
+	spoiled = xchg(&p->low_spoiled, false);
+	if (p->low.refused) {
+		p->low_judged_refused = p->low.refused;
+		p->low_judged_least = min(least, p->low.least);
+		p->low_judged_spoiled = p->low.spoiled | spoiled << 1;
+	}
+	fw = octf_low_tick(&p->low, refused, least, spoiled, wmark);
+	if (fw)
+		octf_fw_wmark_low(p, wmark, fw);
 }
 
 /* A firmware that restarted has put the mailbox back to its first state:

@@ -508,6 +508,7 @@ static int octf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_WORK(&p->reset_work, octf_reset_work);
 	INIT_WORK(&p->fw_up_work, octf_fw_up_work);
 	INIT_WORK(&p->fw_stats_work, octf_fw_stats_work);
+	p->low_least = OCTF_DBELL_NONE;
 	mutex_init(&p->fw_lock);
 
 	err = -EIO;

@@ -169,6 +169,11 @@ int octf_oq_configure(struct octf_oq *oq)
 	oq->resync_req = false;
 	oq->gap_ticks = 0;
 	oq->gap_idx = U32_MAX;
+	oq->peek_req = false;
+	oq->peek_idx = U32_MAX;
+	oq->unacked = 0;
+	oq->dbell_least = OCTF_DBELL_NONE;
+	WRITE_ONCE(p->low_spoiled, true);	/* a ring restarted */
 	oq->in_device_max = 0;
 
 	for (i = 0; i < OCTF_IDLE_POLLS; i++) {
@@ -354,6 +359,46 @@ static u32 octf_oq_refill(struct octf_oq *oq)
 	return n;
 }
 
+/* Frames written at read_idx that OUT_CNTS never counted (a block that
+ * lost count increments: buffers written, a count of nothing).  The
+ * watchdog asks when a ring that took frames falls idle with a count of
+ * 0; a written buffer seen at the same read_idx on two such looks, a tick
+ * or more apart, is such a frame, not one whose count is on its way.
+ * They are taken by their length words (the host zeroes a buffer's when
+ * it posts it) and not acknowledged: the count never held them.
+ *
+ * Return: the frames found, up to @budget.
+ */
+static u32 octf_oq_peek(struct octf_oq *oq, u32 budget)
+{
+	u32 idx = oq->read_idx, posted = oq->count - oq->to_refill;
+	u32 n = 0, used = 0;
+	u64 len;
+
+	WRITE_ONCE(oq->peek_req, false);
+	len = posted ? octf_oq_len(oq, idx) : 0;
+	if (!len || oq->peek_idx != idx) {
+		WRITE_ONCE(oq->peek_idx, len ? idx : U32_MAX);
+		return 0;
+	}
+	WRITE_ONCE(oq->peek_idx, U32_MAX);
+	while (len && n < budget) {
+		u32 data_len = len - (oq->hdr_len - OCTF_RX_HDR);
+		u32 nbuf = DIV_ROUND_UP(oq->hdr_len + data_len, oq->bufsz);
+
+		if (len < oq->hdr_len - OCTF_RX_HDR || used + nbuf > posted)
+			break;
+		used += nbuf;
+		n++;
+		idx = (idx + nbuf) % oq->count;
+		len = used < posted ? octf_oq_len(oq, idx) : 0;
+	}
+	if (n && net_ratelimit())
+		netdev_warn(oq->netdev, "output ring %u: %u frames written that OUT_CNTS never counted, taken by their length words; the SDP block lost count increments\n",
+			    oq->qid, n);
+	return n;
+}
+
 /**
  * octf_oq_clean - the receive part of a NAPI pass
  * @qv: the queue vector
@@ -377,7 +422,8 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 	unsigned int done = 0, bytes = 0, taken = 0, acked = 0;
 	unsigned int xdp_flags = 0, xdp_drop = 0, xdp_tx = 0, xdp_redir = 0;
 	unsigned int dropped = 0, lapped = 0, nobuf = 0;
-	u32 ceiling, give, refilled;
+	u32 ceiling, give, refilled, found = 0;
+	bool left_over;
 
 	oq->visited = true;
 	if (unlikely(test_bit(OCTF_DOWN, &p->state)))
@@ -392,12 +438,25 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 		octf_oq_check_credit(oq);
 	}
 
+	left_over = oq->pending;
 	if (!oq->pending) {
 		oq->pending = readl(oq->cnts);
 		if (unlikely(oq->pending > oq->count)) {
 			lapped = 1;
 			octf_oq_check_credit(oq);
 		}
+		if (unlikely(READ_ONCE(oq->peek_req)) && !oq->pending) {
+			found = octf_oq_peek(oq, budget);
+			oq->unacked = found;
+			oq->pending = found;
+		}
+	}
+	if (octf_low_read(oq->pending, left_over, oq->count, budget)) {
+		/* before this pass gives credit: where the block left it */
+		u32 d = readl(oq->dbell);
+
+		if (d < READ_ONCE(oq->dbell_least))
+			WRITE_ONCE(oq->dbell_least, d);
 	}
 	while (done < budget && oq->pending) {
 		u32 idx = oq->read_idx, nbuf, data_len, i, first_len;
@@ -423,7 +482,10 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 		data_len = len - (oq->hdr_len - OCTF_RX_HDR);
 		nbuf = DIV_ROUND_UP(oq->hdr_len + data_len, oq->bufsz);
 		oq->pending--;
-		acked++;
+		if (unlikely(oq->unacked))
+			oq->unacked--;	/* never counted: nothing to ack */
+		else
+			acked++;
 		if (unlikely(len < oq->hdr_len - OCTF_RX_HDR || !data_len ||
 			     nbuf > oq->count || nbuf > MAX_SKB_FRAGS + 1 ||
 			     (prog && nbuf > 1))) {
@@ -528,6 +590,7 @@ next:
 	oq->st.dropped += dropped;
 	oq->st.oq_lapped += lapped;
 	oq->st.nobuf += nobuf;
+	oq->st.uncounted += found;
 	oq->st.xdp_drop += xdp_drop;
 	oq->st.xdp_tx += xdp_tx;
 	oq->st.xdp_redirect += xdp_redir;
@@ -536,7 +599,14 @@ next:
 		oq->st.credit_given += give;
 	}
 	u64_stats_update_end(&oq->sync);
-	/* Short of pages: poll again rather than wait for a frame. */
+	if (done)
+		WRITE_ONCE(oq->took, oq->took + 1);
+	/* Short of pages: poll again rather than wait for a frame.  Its
+	 * credit held back, the ring refuses before a pass is busy: the
+	 * interval's refusals say nothing of the watermark.
+	 */
+	if (unlikely(oq->to_refill || oq->credit.owed))
+		WRITE_ONCE(p->low_spoiled, true);
 	return oq->to_refill ? budget : done;
 }
 
@@ -549,15 +619,24 @@ next:
  * with nothing arriving: that is what brings a starved ring back.  A gap
  * (a count whose buffer reads empty) seen at the same place on two ticks
  * makes the next pass step over it; until then a pass each tick looks
- * again (the ring's interrupt is left unarmed).  The credit check reads
- * the doorbell back in the next pass, where the credit is not moving.
+ * again (the ring's interrupt is left unarmed).  A ring that took frames
+ * and fell idle with a count of 0 gets a pass that looks for frames the
+ * count never said (octf_oq_peek()), and another a tick later while it
+ * saw one.  The credit check reads the doorbell back in the next pass,
+ * where the credit is not moving.
  */
 void octf_oq_watch(struct octf_oq *oq)
 {
+	struct octf_port *p = oq->port;
 	bool visited = xchg(&oq->visited, false);
+	u32 least = xchg(&oq->dbell_least, OCTF_DBELL_NONE);
 	bool kick = false;
 
+	if (least < READ_ONCE(p->low_least))
+		WRITE_ONCE(p->low_least, least);
 	if (!visited && readl(oq->cnts)) {
+		/* its read after a refusal may not come in time */
+		WRITE_ONCE(p->low_spoiled, true);
 		if (++oq->unvisited_ticks >= 2) {
 			u64_stats_update_begin(&oq->wd_sync);
 			oq->wd.stalls++;
@@ -567,6 +646,13 @@ void octf_oq_watch(struct octf_oq *oq)
 		}
 	} else {
 		oq->unvisited_ticks = 0;
+		/* idle after taking frames, or a written buffer seen: look */
+		if (!visited && (READ_ONCE(oq->took) != oq->wd_took ||
+				 READ_ONCE(oq->peek_idx) != U32_MAX)) {
+			oq->wd_took = READ_ONCE(oq->took);
+			WRITE_ONCE(oq->peek_req, true);
+			kick = true;
+		}
 	}
 	if (READ_ONCE(oq->gap_idx) != U32_MAX) {
 		/* its interrupt is left unarmed: a pass each tick */
@@ -578,8 +664,13 @@ void octf_oq_watch(struct octf_oq *oq)
 	} else {
 		oq->gap_ticks = 0;
 	}
-	if (READ_ONCE(oq->credit.owed) || READ_ONCE(oq->to_refill))
+	if (READ_ONCE(oq->credit.owed) || READ_ONCE(oq->to_refill)) {
+		/* credit held back: a full ring may be less than a busy pass */
+		WRITE_ONCE(p->low_spoiled, true);
 		kick = true;
+	}
+	if (READ_ONCE(p->test.ceiling))
+		WRITE_ONCE(p->low_spoiled, true);
 	/* the next pass reads the doorbell back (an idle ring cannot lap) */
 	WRITE_ONCE(oq->check_req, true);
 	if (kick)

@@ -27,13 +27,18 @@ Router boot, both ports at the stock watermark 0x100:
   oq_lapped 0, no resync;
   a gap the block passed over (the model's rx-skip): stepped over once,
   the ring invariant kept, lossless after it; receive pages failing
-  while forwarding: counted, the rings fill back up, lossless;
+  while forwarding: counted, the rings fill back up, lossless; an
+  output interrupt lost (irq-lose): one watchdog stall, lossless; frames
+  written and never counted (cnts-lose): taken by the watchdog's look,
+  rx uncounted == the model's;
   a ring starved on purpose (credit ceiling under the watermark) delivers
   nothing, and has credit again within 0.25 s of the ceiling restored;
   watermark 0x400 on the model and the driver: the same full-ring
   figures, no stall (upstream stops after 16 frames there);
   mismatch, driver 0x100 on 0x400 firmware: only ring - 0x300 buffers
-  used, nothing lost or reordered; driver 0x400 on 0x100 firmware: the
+  used, nothing lost or reordered, the refusals in fw_rx_fifo_drops, and
+  dmesg says the firmware's watermark is at least 0x400 (oq_wmark_low,
+  0 through every hold before it); driver 0x400 on 0x100 firmware: the
   block laps the ring, the driver says so once, falls back to 0x100 and
   restarts its rings, after which a full ring does not lap; the firmware
   then reconfigured to 0x40 under it: it falls back again, to 0x40, and
@@ -485,6 +490,34 @@ def lost_irq_checks(t, r):
             % (lost, stalls, counts_text(row)))
 
 
+def uncounted_checks(t, r, n=3):
+    """N frames of port A written by the block but never added to its
+    OUT_CNTS (the model's cnts-lose N): no interrupt, no count, so
+    without a look they would wait in the ring until later frames'
+    counts took them, a frame late each.  The watchdog's look at a ring
+    that fell idle finds them by their length words: the driver takes
+    every frame the model wrote (rx packets == the model's rx_frames),
+    counts them (rx uncounted == the model's rx_uncounted) and
+    acknowledges none of them."""
+    e0, tr0 = r.ethtool_stats(), r.truth()
+    r.qom_set("nicA", "cnts-lose", n)
+    row = r.step(ON, "stack", LOW_RATE, 200, flows=1)
+    time.sleep(1.0)         # the watchdog's look: two ticks or three
+    e1, tr1 = r.ethtool_stats(), r.truth()
+    lost = sum(tr1["A"]["rx_uncounted"]) - sum(tr0["A"]["rx_uncounted"])
+    wrote = sum(tr1["A"]["rx_frames"]) - sum(tr0["A"]["rx_frames"])
+    d = {k: stat_delta(e0, e1, "A", k, "rx")
+         for k in ("packets", "uncounted", "resyncs", "nobuf")}
+    t.check("frames written and never counted (model cnts-lose %d, "
+            "rx_uncounted +%d): the driver takes every frame the model "
+            "wrote (rx packets == rx_frames), counts them (rx uncounted "
+            "+%d), no resync, the step in order" % (n, n, n),
+            lost == n and d["uncounted"] == n and d["packets"] == wrote and
+            d["resyncs"] == 0 and row["reordered"] == 0,
+            "model rx_uncounted +%d rx_frames +%d; driver %s; %s"
+            % (lost, wrote, d, counts_text(row)))
+
+
 def tx_hold_checks(t, r, frames=1800):
     """Port B's block fetches no instruction for a while (the model's
     tx-hold) under one forwarded flow: the flow's input ring fills, its
@@ -597,6 +630,8 @@ def refusal_checks(t, r, what, e0, tr0):
 def mismatch_low(t, r):
     """Driver 0x100 on 0x400 firmware: the block stops 0x300 early."""
     rc, out = set_wmark(r, r.ifa, 0x100)
+    # the rings' restart leaves its interval and the next unjudged
+    time.sleep(2.2)
     e0, tr0 = r.ethtool_stats(), r.truth()
     f = full_ring(t, r, "driver 0x100 on 0x400 firmware", 0x400, 0x100)
     if not f:
@@ -607,6 +642,41 @@ def mismatch_low(t, r):
                rc == 0 and f["ok"] and lost_only_refused(f["row"]) and
                f["row"]["reordered"] == 0 and f["lapped"] == 0, f["text"])
     refusal_checks(t, r, "driver 0x100 on 0x400 firmware", e0, tr0)
+    too_low_check(t, r, e0)
+
+
+def too_low_check(t, r, e0):
+    """The refusals of the hold at 0x100 on 0x400 are judged by the
+    doorbell the first passes after them read (1,008: the block stopped
+    at the firmware's watermark less a fetch, not under the driver's):
+    the driver says the firmware's watermark is at least 0x400, once,
+    and counts it in oq_wmark_low.  Every hold before this one, at
+    watermarks that agree (full rings, starved rings), left it at 0 on
+    both ports."""
+    watch = "head -n 2 %s/credit | tail -n 1\n" % dbg(r.ifa)
+    _, w0 = r.guest(watch, check=False)
+    # a verdict waits for a pass after the refusals' interval: traffic
+    r.step(ON, "stack", LOW_RATE, 200, flows=1)
+    time.sleep(2.2)
+    e1 = r.ethtool_stats()
+    _, w1 = r.guest(watch, check=False)
+    _, msg = r.guest("dmesg | grep -c 'output watermark is at least'; "
+                     "dmesg | grep 'output watermark is at least' | "
+                     "tail -n 1\n", check=False)
+    before = (e0["A"].get("oq_wmark_low"), e0["B"].get("oq_wmark_low"))
+    low = e1["A"].get("oq_wmark_low", 0) - e0["A"].get("oq_wmark_low", 0)
+    lines = msg.strip().split("\n")
+    hold_check(t, "driver 0x100 on 0x400 firmware: refusals while the doorbell "
+            "read at a pass after them stays at the firmware's watermark: "
+            "said once in dmesg (the firmware's watermark is at least "
+            "0x400, set oq_wmark), counted in oq_wmark_low; 0 on both "
+            "ports before, through every hold at watermarks that agree",
+            before == (0, 0) and low >= 1 and lines[0] == "1" and
+            len(lines) > 1 and "at least 0x400, above oq_wmark 0x100" in
+            lines[1] and "oq_wmark=0x400" in lines[1],
+            "oq_wmark_low before (A, B) %s, +%d since; debugfs credit "
+            "after the hold and 2.2 s later:\n%s%s; dmesg:\n%s"
+            % (before, low, w0, w1, msg))
 
 
 def mismatch_high(t, r):
@@ -1292,6 +1362,7 @@ def router_boot(t, short, a):
         resync_checks(t, r)
         refill_alloc_fails(t, r)
         lost_irq_checks(t, r)
+        uncounted_checks(t, r)
         tx_hold_checks(t, r)
         e0, tr0 = r.ethtool_stats(), r.truth()
         starve_checks(t, r)
