@@ -27,8 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct octf_sim s;
 	u32 ring, wmark, fw, grant, lowered = 0;
 	struct octf_low_watch w = { 0 };
-	u32 least = OCTF_DBELL_NONE, verdict, budget;
-	bool left = false, passed = false, spoiled = false;
+	u32 least = OCTF_DBELL_NONE, verdict, budget, prev = 0;
+	bool left = false, passed = false, spoiled = false, watch;
 	u64 seen = 0;
 	size_t i;
 
@@ -54,11 +54,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			break;
 		case 2:
 			budget = 1 + arg * 4;
-			if (octf_low_read(s.unread, left, ring, budget) &&
-			    s.dbell < least)
-				least = (u32)s.dbell;
+			watch = octf_low_read(s.unread, left, ring, budget);
 			left = s.unread > budget;
-			octf_sim_pass(&s, budget, (op & 1) ? 0 : budget);
+			octf_sim_take(&s, budget, (op & 1) ? 0 : budget);
+			/* frames arriving while the pass runs */
+			for (k = 0; k < ((op & 2) ? arg * 8 : 0); k++)
+				octf_sim_frame(&s);
+			if (watch && octf_low_sample(s.dbell, prev) < least)
+				least = octf_low_sample(s.dbell, prev);
+			prev = octf_sim_give(&s);
 			passed = true;
 			/* short of pages: the ring is full before a busy pass */
 			if (s.pending_refill || s.c.owed)

@@ -59,11 +59,12 @@ static inline void octf_sim_frame(struct octf_sim *s)
 		s->unread++;
 }
 
-/* One NAPI pass taking at most @budget frames and refilling @refill. */
-static inline u32 octf_sim_pass(struct octf_sim *s, u32 budget, u32 refill)
+/* A NAPI pass, its first half: take at most @budget frames, refill
+ * @refill; frames may arrive before its second half gives the credit.
+ */
+static inline void octf_sim_take(struct octf_sim *s, u32 budget, u32 refill)
 {
 	u32 n = s->unread < budget ? s->unread : budget;
-	u32 give;
 
 	s->unread -= n;
 	s->delivered += n;
@@ -73,12 +74,25 @@ static inline u32 octf_sim_pass(struct octf_sim *s, u32 budget, u32 refill)
 		refill = s->pending_refill;
 	s->pending_refill -= refill;
 	octf_credit_refilled(&s->c, refill);
-	give = octf_credit_pass(&s->c);
+}
+
+/* Its second half: the one doorbell write. */
+static inline u32 octf_sim_give(struct octf_sim *s)
+{
+	u32 give = octf_credit_pass(&s->c);
+
 	if (give) {
 		s->dbell += give;
 		s->writes++;
 	}
 	return give;
+}
+
+/* One NAPI pass taking at most @budget frames and refilling @refill. */
+static inline u32 octf_sim_pass(struct octf_sim *s, u32 budget, u32 refill)
+{
+	octf_sim_take(s, budget, refill);
+	return octf_sim_give(s);
 }
 
 #endif

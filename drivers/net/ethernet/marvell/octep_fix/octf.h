@@ -88,6 +88,7 @@ enum octf_state {
 	OCTF_RESTART,		/* rings to be restarted by the reset work */
 	OCTF_WAKE_QUEUES,	/* carrier came on: the watchdog wakes queues */
 	OCTF_FW_RESTARTED,	/* greeted again: reset_work reopens the port */
+	OCTF_LOW_SPOILED,	/* this interval's refusals are not judged */
 };
 
 struct octf_port;
@@ -244,13 +245,15 @@ struct octf_oq {
 	u32 gap_idx;
 	u8 gap_ticks;
 	bool peek_req;		/* ... to look for frames the count missed */
-	u32 peek_idx;		/* a written buffer seen there, count 0 */
+	u32 peek_idx;		/* written buffers seen there, count 0 */
+	u32 peek_n;		/* ... how many frames */
 	u32 unacked;		/* of pending, frames OUT_CNTS never counted */
-	u32 took;		/* passes that took frames (the watchdog's) */
-	u32 wd_took;		/* took at the watchdog's last look */
+	u32 took;		/* passes that took frames: did the ring idle? */
+	u32 wd_took;		/* took when the watchdog last looked */
 	u32 in_device_max;	/* most buffers the block held (read-back) */
 	u32 credit_now;		/* the doorbell as last read back */
-	u32 dbell_least;	/* least read at a pass start (low watch) */
+	u32 dbell_least;	/* least busy passes read (the low watch) */
+	u32 last_give;		/* credit the last pass wrote */
 	struct page_pool *pp;
 	struct octf_port *port;
 	struct octf_qv *qv;
@@ -365,7 +368,6 @@ struct octf_port {
 	 * by the doorbell busy passes read at their start (octf_credit.h)
 	 */
 	struct octf_low_watch low;	/* fw_stats_work's */
-	bool low_spoiled;	/* the watchdog: this interval is not judged */
 	u32 low_least;		/* the watchdog: least of the rings' reads */
 	u32 wmark_low_said;	/* the watermark the warning was given for */
 	/* the last interval with refusals as it was judged (debugfs) */

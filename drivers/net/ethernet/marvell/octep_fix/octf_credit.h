@@ -241,14 +241,16 @@ static inline u32 octf_credit_next_wmark(u32 cur, u32 dbell)
  *
  * The block refuses a frame only when it holds no fetched buffer and the
  * doorbell reads under its watermark; the doorbell rises only when the
- * host gives credit, at the end of a pass.  So the first pass after a
- * refusal reads it under the firmware's watermark: under @wmark when the
- * two agree (a full ring), at least @wmark when the firmware's is higher
- * (a ring that uses only ring - (its - @wmark) of its buffers).
+ * host gives credit, at the end of a pass.  So a read after a refusal and
+ * before the next credit write finds it under the firmware's watermark:
+ * under @wmark when the two agree (a full ring), at least @wmark when the
+ * firmware's is higher (a ring that uses only ring - (its - @wmark) of
+ * its buffers).
  *
  * Return: the least watermark the firmware can have (a fetch above
- * @least rounded down; exact when the block had drained the doorbell),
- * or 0 when nothing says it is above @wmark.
+ * @least rounded down: @least is a read less a pass's credit, so within a
+ * fetch of the firmware's when the block had drained the doorbell), or 0
+ * when nothing says it is above @wmark.
  */
 static inline u32 octf_credit_too_low(u64 refused, u32 least, u32 wmark)
 {
@@ -261,18 +263,41 @@ static inline u32 octf_credit_too_low(u64 refused, u32 least, u32 wmark)
  * octf_low_read - should a pass read the doorbell back at its start?
  * @pending: frames the pass starts with (a count just read, or left over)
  * @left_over: they were left by a pass that ran out of budget
- * @ring: the ring's buffers
+ * @ring: frames a full ring holds (its buffers over a frame's)
  * @budget: the pass's budget
  *
- * The first pass after a refusal at the right watermark starts at a full
- * ring (R - 15 frames or more) or behind a pass that ran out of budget:
- * it always reads.  A read costs a pass of a full budget's frames one
- * MMIO read; a lightly loaded ring never reads.
+ * The read is made just before the pass gives credit.  At the right
+ * watermark the ring is full at a refusal (R - 15 buffers written), so
+ * the pass that follows it starts busy, behind a pass that ran out of
+ * budget or with half the ring or a budget's worth of frames, and a
+ * refusal during a busy pass is seen by its own read.  A read costs a
+ * pass of a full budget's frames one MMIO read; a lightly loaded ring
+ * never reads.  A ring can also fill during a pass that was not busy, or
+ * between a pass's read and its credit write: the next pass is busy, and
+ * its read less that credit (octf_low_sample()) is still under the
+ * watermark.
  */
 static inline bool octf_low_read(u32 pending, bool left_over, u32 ring,
 				 u32 budget)
 {
 	return left_over || pending >= (budget < ring / 2 ? budget : ring / 2);
+}
+
+/**
+ * octf_low_sample - a doorbell read, as the watch counts it
+ * @dbell: read just before this pass's credit write
+ * @prev_give: the credit the ring's previous pass wrote
+ *
+ * Less the previous pass's credit: a refusal during that pass (or after
+ * its read) was followed by that write and by no other before this read.
+ * A firmware watermark above the driver's by more than a pass's credit
+ * still reads above it.
+ *
+ * Return: what the watch takes as the least doorbell since a refusal.
+ */
+static inline u32 octf_low_sample(u32 dbell, u32 prev_give)
+{
+	return dbell > prev_give ? dbell - prev_give : 0;
 }
 
 /**

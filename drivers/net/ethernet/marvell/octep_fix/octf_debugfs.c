@@ -90,7 +90,8 @@ static int octf_dbg_credit_show(struct seq_file *s, void *unused)
 	/* the watch for a firmware watermark above wmark_eff (racy) */
 	seq_printf(s, "low watch: last interval refused %llu least %#x spoiled %d; this one least %#x spoiled %d; judged low %llu; last judged: refused %llu least %#x spoiled %u\n",
 		   p->low.refused, p->low.least, p->low.spoiled,
-		   READ_ONCE(p->low_least), READ_ONCE(p->low_spoiled),
+		   READ_ONCE(p->low_least),
+		   test_bit(OCTF_LOW_SPOILED, &p->state),
 		   READ_ONCE(p->wmark_low), p->low_judged_refused,
 		   p->low_judged_least, p->low_judged_spoiled);
 	for (i = 0; i < p->num_queues && !test_bit(OCTF_DOWN, &p->state); i++) {

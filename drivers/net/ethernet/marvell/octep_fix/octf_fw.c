@@ -337,11 +337,16 @@ void octf_fw_stats_work(struct work_struct *work)
 	struct octf_port *p = container_of(work, struct octf_port,
 					   fw_stats_work);
 	u8 rx[OCTF_IF_RX_DROPS + 8];
-	u64 now, refused;
-	int err = -ENODEV;
 	u32 wmark, fw, least;
+	int err = -ENODEV;
+	u64 now, refused;
 	bool spoiled;
 
+	/* the reads and spoils up to the firmware's snapshot: taken first,
+	 * so that none after it is judged with the refusals before it
+	 */
+	least = xchg(&p->low_least, OCTF_DBELL_NONE);
+	spoiled = test_and_clear_bit(OCTF_LOW_SPOILED, &p->state);
 	/* not while the firmware leaves port-up unanswered: no more waits */
 	mutex_lock(&p->fw_lock);
 	if (!test_bit(OCTF_DOWN, &p->state) &&
@@ -350,8 +355,12 @@ void octf_fw_stats_work(struct work_struct *work)
 		err = octf_fw_cmd(p, OCTF_CMD_GET_IF_STATS, NULL, 0, rx,
 				  sizeof(rx));
 	mutex_unlock(&p->fw_lock);
-	if (err)
+	if (err) {
+		/* an interval without its count: neither side judged */
+		p->low.refused = 0;
+		set_bit(OCTF_LOW_SPOILED, &p->state);
 		return;
+	}
 	now = get_unaligned_le64(rx + OCTF_IF_RX_DROPS);
 	/* what the firmware counted before this driver is not ours; a
 	 * restarted firmware counts from 0 again
@@ -364,8 +373,6 @@ void octf_fw_stats_work(struct work_struct *work)
 	WRITE_ONCE(p->fw_rx_drops, p->fw_rx_drops + refused);
 
 	wmark = READ_ONCE(p->wmark_eff);
-	least = xchg(&p->low_least, OCTF_DBELL_NONE);
-	spoiled = xchg(&p->low_spoiled, false);
 	if (p->low.refused) {
 		p->low_judged_refused = p->low.refused;
 		p->low_judged_least = min(least, p->low.least);

@@ -171,9 +171,11 @@ int octf_oq_configure(struct octf_oq *oq)
 	oq->gap_idx = U32_MAX;
 	oq->peek_req = false;
 	oq->peek_idx = U32_MAX;
+	oq->peek_n = 0;
 	oq->unacked = 0;
 	oq->dbell_least = OCTF_DBELL_NONE;
-	WRITE_ONCE(p->low_spoiled, true);	/* a ring restarted */
+	oq->last_give = 0;
+	set_bit(OCTF_LOW_SPOILED, &p->state);	/* a ring restarted */
 	oq->in_device_max = 0;
 
 	for (i = 0; i < OCTF_IDLE_POLLS; i++) {
@@ -322,9 +324,12 @@ static u32 octf_oq_resync(struct octf_oq *oq)
 	u64_stats_update_begin(&oq->sync);
 	oq->st.resyncs++;
 	if (n == oq->count) {
-		/* No buffer behind the count at all: it is too high. */
-		writel(oq->pending, oq->cnts);
+		/* No buffer behind the count at all: it is too high.  Frames
+		 * it never counted are not acknowledged.
+		 */
+		writel(oq->pending - oq->unacked, oq->cnts);
 		oq->pending = 0;
+		oq->unacked = 0;
 		n = 0;
 	} else {
 		oq->st.skipped += n;
@@ -359,30 +364,15 @@ static u32 octf_oq_refill(struct octf_oq *oq)
 	return n;
 }
 
-/* Frames written at read_idx that OUT_CNTS never counted (a block that
- * lost count increments: buffers written, a count of nothing).  The
- * watchdog asks when a ring that took frames falls idle with a count of
- * 0; a written buffer seen at the same read_idx on two such looks, a tick
- * or more apart, is such a frame, not one whose count is on its way.
- * They are taken by their length words (the host zeroes a buffer's when
- * it posts it) and not acknowledged: the count never held them.
- *
- * Return: the frames found, up to @budget.
- */
-static u32 octf_oq_peek(struct octf_oq *oq, u32 budget)
+/* Written frames from read_idx, by their length words, up to @max. */
+static u32 octf_oq_written(struct octf_oq *oq, u32 max)
 {
 	u32 idx = oq->read_idx, posted = oq->count - oq->to_refill;
 	u32 n = 0, used = 0;
 	u64 len;
 
-	WRITE_ONCE(oq->peek_req, false);
 	len = posted ? octf_oq_len(oq, idx) : 0;
-	if (!len || oq->peek_idx != idx) {
-		WRITE_ONCE(oq->peek_idx, len ? idx : U32_MAX);
-		return 0;
-	}
-	WRITE_ONCE(oq->peek_idx, U32_MAX);
-	while (len && n < budget) {
+	while (len && n < max) {
 		u32 data_len = len - (oq->hdr_len - OCTF_RX_HDR);
 		u32 nbuf = DIV_ROUND_UP(oq->hdr_len + data_len, oq->bufsz);
 
@@ -393,6 +383,31 @@ static u32 octf_oq_peek(struct octf_oq *oq, u32 budget)
 		idx = (idx + nbuf) % oq->count;
 		len = used < posted ? octf_oq_len(oq, idx) : 0;
 	}
+	return n;
+}
+
+/* Frames at read_idx that OUT_CNTS never counted (a block that lost count
+ * increments: buffers written, a count of nothing).  The watchdog asks
+ * when a ring that took frames falls idle with a count of 0.  Only frames
+ * already written at the previous look, a tick or more before, with the
+ * read index where it was, are such frames, not ones whose count (or
+ * data) is on its way.  They are taken by their length words (the host
+ * zeroes a buffer's when it posts it) and not acknowledged: the count
+ * never held them.
+ *
+ * Return: the frames to take, up to @budget.
+ */
+static u32 octf_oq_peek(struct octf_oq *oq, u32 budget)
+{
+	u32 n = octf_oq_written(oq, budget), seen = oq->peek_n;
+	bool again = oq->peek_idx == oq->read_idx;
+
+	WRITE_ONCE(oq->peek_req, false);
+	WRITE_ONCE(oq->peek_idx, n && !again ? oq->read_idx : U32_MAX);
+	oq->peek_n = n;
+	if (!again)
+		return 0;
+	n = min(n, seen);
 	if (n && net_ratelimit())
 		netdev_warn(oq->netdev, "output ring %u: %u frames written that OUT_CNTS never counted, taken by their length words; the SDP block lost count increments\n",
 			    oq->qid, n);
@@ -423,7 +438,7 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 	unsigned int xdp_flags = 0, xdp_drop = 0, xdp_tx = 0, xdp_redir = 0;
 	unsigned int dropped = 0, lapped = 0, nobuf = 0;
 	u32 ceiling, give, refilled, found = 0;
-	bool left_over;
+	bool left_over, watch;
 
 	oq->visited = true;
 	if (unlikely(test_bit(OCTF_DOWN, &p->state)))
@@ -451,13 +466,13 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 			oq->pending = found;
 		}
 	}
-	if (octf_low_read(oq->pending, left_over, oq->count, budget)) {
-		/* before this pass gives credit: where the block left it */
-		u32 d = readl(oq->dbell);
-
-		if (d < READ_ONCE(oq->dbell_least))
-			WRITE_ONCE(oq->dbell_least, d);
-	}
+	/* A busy pass reads the doorbell back before it gives credit.  A
+	 * full ring is counted in frames: of the MTU's buffers each.
+	 */
+	watch = octf_low_read(oq->pending, left_over,
+			      oq->count / DIV_ROUND_UP(oq->hdr_len + VLAN_ETH_HLEN +
+						       READ_ONCE(oq->netdev->mtu),
+						       oq->bufsz), budget);
 	while (done < budget && oq->pending) {
 		u32 idx = oq->read_idx, nbuf, data_len, i, first_len;
 		unsigned int headroom = OCTF_RX_HEADROOM, metasize = 0;
@@ -579,7 +594,15 @@ next:
 	oq->to_refill += taken;
 	refilled = octf_oq_refill(oq);
 	octf_credit_refilled(&oq->credit, refilled);
+	if (watch) {
+		/* where the block left it: the pass's refusals included */
+		u32 d = octf_low_sample(readl(oq->dbell), oq->last_give);
+
+		if (d < READ_ONCE(oq->dbell_least))
+			WRITE_ONCE(oq->dbell_least, d);
+	}
 	give = octf_credit_pass(&oq->credit);
+	oq->last_give = give;
 	if (give)
 		writel(give, oq->dbell);	/* orders the descriptors first */
 
@@ -599,14 +622,17 @@ next:
 		oq->st.credit_given += give;
 	}
 	u64_stats_update_end(&oq->sync);
-	if (done)
+	if (done) {
 		WRITE_ONCE(oq->took, oq->took + 1);
+		/* a look at this read index is stale now */
+		WRITE_ONCE(oq->peek_idx, U32_MAX);
+	}
 	/* Short of pages: poll again rather than wait for a frame.  Its
 	 * credit held back, the ring refuses before a pass is busy: the
 	 * interval's refusals say nothing of the watermark.
 	 */
 	if (unlikely(oq->to_refill || oq->credit.owed))
-		WRITE_ONCE(p->low_spoiled, true);
+		set_bit(OCTF_LOW_SPOILED, &p->state);
 	return oq->to_refill ? budget : done;
 }
 
@@ -621,22 +647,22 @@ next:
  * makes the next pass step over it; until then a pass each tick looks
  * again (the ring's interrupt is left unarmed).  A ring that took frames
  * and fell idle with a count of 0 gets a pass that looks for frames the
- * count never said (octf_oq_peek()), and another a tick later while it
- * saw one.  The credit check reads the doorbell back in the next pass,
+ * count never said (octf_oq_peek()), and another two ticks later while
+ * it saw one.  The credit check reads the doorbell back in the next pass,
  * where the credit is not moving.
  */
 void octf_oq_watch(struct octf_oq *oq)
 {
-	struct octf_port *p = oq->port;
-	bool visited = xchg(&oq->visited, false);
 	u32 least = xchg(&oq->dbell_least, OCTF_DBELL_NONE);
+	bool visited = xchg(&oq->visited, false);
+	struct octf_port *p = oq->port;
 	bool kick = false;
 
 	if (least < READ_ONCE(p->low_least))
 		WRITE_ONCE(p->low_least, least);
 	if (!visited && readl(oq->cnts)) {
 		/* its read after a refusal may not come in time */
-		WRITE_ONCE(p->low_spoiled, true);
+		set_bit(OCTF_LOW_SPOILED, &p->state);
 		if (++oq->unvisited_ticks >= 2) {
 			u64_stats_update_begin(&oq->wd_sync);
 			oq->wd.stalls++;
@@ -666,11 +692,11 @@ void octf_oq_watch(struct octf_oq *oq)
 	}
 	if (READ_ONCE(oq->credit.owed) || READ_ONCE(oq->to_refill)) {
 		/* credit held back: a full ring may be less than a busy pass */
-		WRITE_ONCE(p->low_spoiled, true);
+		set_bit(OCTF_LOW_SPOILED, &p->state);
 		kick = true;
 	}
 	if (READ_ONCE(p->test.ceiling))
-		WRITE_ONCE(p->low_spoiled, true);
+		set_bit(OCTF_LOW_SPOILED, &p->state);
 	/* the next pass reads the doorbell back (an idle ring cannot lap) */
 	WRITE_ONCE(oq->check_req, true);
 	if (kick)
