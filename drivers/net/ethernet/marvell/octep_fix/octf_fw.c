@@ -220,7 +220,15 @@ static void octf_fw_carrier(struct octf_port *p, bool up)
 	if (up && !test_bit(OCTF_DOWN, &p->state) &&
 	    !test_bit(OCTF_FW_LOST, &p->state)) {
 		if (!netif_carrier_ok(netdev)) {
+			unsigned int i;
+
 			netdev_info(netdev, "link up, %u Mb/s\n", p->link_speed);
+			/* The queues stopped with the carrier wake at the
+			 * watchdog's next tick; the stack's transmit timeout
+			 * must not count the time the carrier was off.
+			 */
+			for (i = 0; i < netdev->num_tx_queues; i++)
+				txq_trans_cond_update(netdev_get_tx_queue(netdev, i));
 			netif_carrier_on(netdev);
 			/* not here: a notification comes without RTNL, and
 			 * a wake racing octf_down() lets the stack transmit
@@ -409,6 +417,7 @@ void octf_fw_supervise(struct octf_port *p)
 {
 	struct net_device *netdev = p->netdev;
 	unsigned long limit;
+	unsigned int i;
 	bool silent;
 
 	if (octf_fw_restarted(p) && !test_bit(OCTF_FW_RESTARTED, &p->state)) {
@@ -435,7 +444,12 @@ void octf_fw_supervise(struct octf_port *p)
 			   jiffies_to_msecs(jiffies - READ_ONCE(p->last_hb)),
 			   p->fw.hb_miss, p->fw.hb_interval);
 		netif_carrier_off(netdev);
-		netif_tx_stop_all_queues(netdev);
+		/* only the queues in use: octf_iq_wake_all() wakes those,
+		 * and a stopped one left over times out once the carrier
+		 * is back (the stack's watchdog looks at every queue)
+		 */
+		for (i = 0; i < p->num_queues; i++)
+			netif_stop_subqueue(netdev, i);
 		return;
 	}
 	if (!silent && test_bit(OCTF_FW_LOST, &p->state)) {

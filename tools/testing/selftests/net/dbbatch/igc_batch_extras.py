@@ -114,7 +114,7 @@ def reg(words, name, q=None):
                  REGS_QUEUE.index(name)]
 
 
-def ev_row(row):
+def ev_row(row, count=COUNT):
     m = row["model"]
     return ("gen sent %d, sink received %d, lost %d, reordered %s, TTL %s; "
             "model A rx_frames %d (per queue %s) rx_dropped %d, B tx_frames "
@@ -122,12 +122,12 @@ def ev_row(row):
                 row["sent"], row["forwarded"], row["lost"], row["reordered"],
                 row["ttl"], m["A_rx_frames"], row.get("a_rx_q"),
                 m["A_rx_dropped"], m["B_tx_frames"],
-                rows.lossless_misses(row, COUNT) or "-"))
+                rows.lossless_misses(row, count) or "-"))
 
 
-def step(r, cfg, mode):
+def step(r, cfg, mode, rate=RATE, count=COUNT):
     t0 = r.truth()["A"]["rx_frames"]
-    row = r.step(cfg, mode, RATE, COUNT)
+    row = r.step(cfg, mode, rate, count)
     t1 = r.truth()["A"]["rx_frames"]
     row["a_rx_q"] = [b - a for a, b in zip(t0, t1)]
     return row
@@ -264,9 +264,12 @@ carrier $A 1 30 && carrier %s 1 30 || exit 31
             and row["forwarded"] >= COUNT - COUNT // 8,
             "faults left %s, rx_q0_alloc_failed +%d; %s\n%s"
             % (left.strip(), failed, ev_row(row), o))
-    row = step(r, cfg, "stack")
+    # The ring is still the starved one, 256 descriptors: at RATE a guest
+    # that stops 64 ms (a shared host) drops frames however well the ring
+    # came back; at a quarter of it, only after 256 ms.
+    row = step(r, cfg, "stack", RATE // 4, COUNT // 4)
     t.check("rx alloc failure: after the faults, stack forwarding with no "
-            "loss", rows.lossless(row, COUNT), ev_row(row))
+            "loss", rows.lossless(row, COUNT // 4), ev_row(row, COUNT // 4))
     r.mode_teardown("stack")
     r.guest("ethtool -X %s default; ethtool -G %s rx %d; carrier %s 1 30\n"
             % (A, A, RINGS, A), check=False)
