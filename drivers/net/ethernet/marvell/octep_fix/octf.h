@@ -254,6 +254,7 @@ struct octf_oq {
 	u32 credit_now;		/* the doorbell as last read back */
 	u32 dbell_least;	/* least busy passes read (the low watch) */
 	u32 last_give;		/* credit the last pass wrote */
+	u32 full_frames;	/* frames of the MTU that fill the ring */
 	struct page_pool *pp;
 	struct octf_port *port;
 	struct octf_qv *qv;
@@ -365,7 +366,8 @@ struct octf_port {
 	bool fw_drops_seen;	/* fw_drops_raw is a baseline */
 	u64 fw_rx_drops;	/* its increases, over firmware restarts */
 	/* A firmware watermark above wmark_eff: the refusals above, judged
-	 * by the doorbell busy passes read at their start (octf_credit.h)
+	 * by the doorbell busy passes read before their credit write
+	 * (octf_credit.h)
 	 */
 	struct octf_low_watch low;	/* fw_stats_work's */
 	u32 low_least;		/* the watchdog: least of the rings' reads */
@@ -477,6 +479,7 @@ void octf_iq_write(struct octf_iq *iq, u32 idx, struct octf_tx_buf *b,
 int octf_oq_alloc(struct octf_oq *oq);
 void octf_oq_free(struct octf_oq *oq);
 int octf_oq_configure(struct octf_oq *oq);
+void octf_oq_set_mtu(struct octf_oq *oq, unsigned int mtu);
 void octf_oq_disable(struct octf_oq *oq);
 int octf_oq_clean(struct octf_qv *qv, int budget,
 		  struct dbbatch *batch);

@@ -220,15 +220,7 @@ static void octf_fw_carrier(struct octf_port *p, bool up)
 	if (up && !test_bit(OCTF_DOWN, &p->state) &&
 	    !test_bit(OCTF_FW_LOST, &p->state)) {
 		if (!netif_carrier_ok(netdev)) {
-			unsigned int i;
-
 			netdev_info(netdev, "link up, %u Mb/s\n", p->link_speed);
-			/* The queues stopped with the carrier wake at the
-			 * watchdog's next tick; the stack's transmit timeout
-			 * must not count the time the carrier was off.
-			 */
-			for (i = 0; i < netdev->num_tx_queues; i++)
-				txq_trans_cond_update(netdev_get_tx_queue(netdev, i));
 			netif_carrier_on(netdev);
 			/* not here: a notification comes without RTNL, and
 			 * a wake racing octf_down() lets the stack transmit

@@ -326,6 +326,12 @@ static int octf_change_mtu(struct net_device *netdev, int mtu)
 		return err == -ETIMEDOUT ? err : -EINVAL;
 	}
 	WRITE_ONCE(netdev->mtu, mtu);
+	if (!test_bit(OCTF_DOWN, &p->state)) {
+		unsigned int q;
+
+		for (q = 0; q < p->num_queues; q++)
+			octf_oq_set_mtu(&p->qv[q]->oq, mtu);
+	}
 	return 0;
 }
 

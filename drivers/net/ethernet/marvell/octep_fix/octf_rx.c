@@ -131,6 +131,26 @@ static bool octf_oq_post(struct octf_oq *oq, u32 idx)
 	return true;
 }
 
+/* Buffers a frame of @data_len bytes spans, the header in the first. */
+static u32 octf_oq_bufs(const struct octf_oq *oq, u32 data_len)
+{
+	return DIV_ROUND_UP(oq->hdr_len + data_len, oq->bufsz);
+}
+
+/**
+ * octf_oq_set_mtu - frames of the port's MTU that fill the ring
+ * @oq: the ring, at its configure or the MTU's change (RTNL)
+ * @mtu: the MTU
+ *
+ * What a busy pass is measured against (octf_low_read()), kept here so
+ * that a pass does not divide for it.
+ */
+void octf_oq_set_mtu(struct octf_oq *oq, unsigned int mtu)
+{
+	WRITE_ONCE(oq->full_frames,
+		   oq->count / octf_oq_bufs(oq, VLAN_ETH_HLEN + mtu));
+}
+
 /**
  * octf_oq_configure - program an output ring, fill it, enable it, grant it
  * @oq: the ring, allocated, NAPI disabled
@@ -152,6 +172,7 @@ int octf_oq_configure(struct octf_oq *oq)
 			   q, oq->count, oq->nbufs, octf_credit_err_str(cerr));
 		return -EINVAL;
 	}
+	octf_oq_set_mtu(oq, READ_ONCE(oq->netdev->mtu));
 	for (i = 0; i < oq->count; i++) {
 		if (!octf_oq_post(oq, i)) {
 			netdev_err(oq->netdev, "output ring %u: no memory for %u receive pages\n",
@@ -373,8 +394,7 @@ static u32 octf_oq_written(struct octf_oq *oq, u32 max)
 
 	len = posted ? octf_oq_len(oq, idx) : 0;
 	while (len && n < max) {
-		u32 data_len = len - (oq->hdr_len - OCTF_RX_HDR);
-		u32 nbuf = DIV_ROUND_UP(oq->hdr_len + data_len, oq->bufsz);
+		u32 nbuf = octf_oq_bufs(oq, len - (oq->hdr_len - OCTF_RX_HDR));
 
 		if (len < oq->hdr_len - OCTF_RX_HDR || used + nbuf > posted)
 			break;
@@ -466,13 +486,9 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 			oq->pending = found;
 		}
 	}
-	/* A busy pass reads the doorbell back before it gives credit.  A
-	 * full ring is counted in frames: of the MTU's buffers each.
-	 */
+	/* a busy pass reads the doorbell back before it gives credit */
 	watch = octf_low_read(oq->pending, left_over,
-			      oq->count / DIV_ROUND_UP(oq->hdr_len + VLAN_ETH_HLEN +
-						       READ_ONCE(oq->netdev->mtu),
-						       oq->bufsz), budget);
+			      READ_ONCE(oq->full_frames), budget);
 	while (done < budget && oq->pending) {
 		u32 idx = oq->read_idx, nbuf, data_len, i, first_len;
 		unsigned int headroom = OCTF_RX_HEADROOM, metasize = 0;
@@ -495,7 +511,7 @@ int octf_oq_clean(struct octf_qv *qv, int budget,
 			break;
 		}
 		data_len = len - (oq->hdr_len - OCTF_RX_HDR);
-		nbuf = DIV_ROUND_UP(oq->hdr_len + data_len, oq->bufsz);
+		nbuf = octf_oq_bufs(oq, data_len);
 		oq->pending--;
 		if (unlikely(oq->unacked))
 			oq->unacked--;	/* never counted: nothing to ack */
@@ -625,7 +641,8 @@ next:
 	if (done) {
 		WRITE_ONCE(oq->took, oq->took + 1);
 		/* a look at this read index is stale now */
-		WRITE_ONCE(oq->peek_idx, U32_MAX);
+		if (unlikely(oq->peek_idx != U32_MAX))
+			WRITE_ONCE(oq->peek_idx, U32_MAX);
 	}
 	/* Short of pages: poll again rather than wait for a frame.  Its
 	 * credit held back, the ring refuses before a pass is busy: the
